@@ -1,0 +1,22 @@
+"""The shared package of the rigid-body dynamics course companion.
+
+One module per topic, in book order. Every mechanical system speaks the
+protocol of :class:`lib.system.ManipulatorSystem`:
+M(q) v̇ + C(q, v) v = tau_g(q) + B u (+ tau_ext).
+
+>>> import lib
+>>> lib.DoublePendulum().n
+2
+"""
+
+from .system import ManipulatorSystem, Trajectory
+from .lagrange import (ManipulatorForm, SymbolicSystem, christoffel_coriolis, lagrange_equations,
+                       manipulator_form, time_derivative)
+from .pendulum import ActuatedPendulum, DoublePendulum, SimplePendulum
+
+__all__ = [
+    "ManipulatorSystem", "Trajectory",
+    "ManipulatorForm", "SymbolicSystem", "christoffel_coriolis", "lagrange_equations",
+    "manipulator_form", "time_derivative",
+    "ActuatedPendulum", "DoublePendulum", "SimplePendulum",
+]
