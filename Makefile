@@ -42,6 +42,11 @@ _vendor/widgets/embed-amd.js:
 	cd _build/npm && npm pack --silent @jupyter-widgets/html-manager@1.0.15 >/dev/null
 	tar -xzf _build/npm/jupyter-widgets-html-manager-1.0.15.tgz -C _build/npm
 	cp -r _build/npm/package/dist/. _vendor/widgets/
+	# The manager asks for its fonts relative to the page (the chapters), as
+	# if it had been loaded from a CDN path: serve them there too.
+	mkdir -p _vendor/chapters/@jupyter-widgets/html-manager/dist
+	cp _build/npm/package/dist/*.woff* _build/npm/package/dist/*.ttf _build/npm/package/dist/*.eot \
+	   _build/npm/package/dist/*.svg _vendor/chapters/@jupyter-widgets/html-manager/dist/
 	rm -rf _build/npm/package
 
 _vendor/widgets/require.js:

@@ -1,0 +1,165 @@
+"""The built website, in a real headless Chromium, with the network closed.
+
+Every page must load with no console error, no failed request and no request
+that leaves this machine; every equation must be typeset by the MathJax the
+site serves itself; the chapter animations must be present; and no solution
+or hidden test may appear anywhere in the build.
+
+The browser tests need Debian's ``chromium``. They are skipped when it is
+missing, unless ``RBD_REQUIRE_BROWSER=1`` (as in CI), where its absence fails.
+"""
+
+import functools
+import html
+import http.server
+import json
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "html"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def site_pages():
+    """Every page of the book (generated index pages of Sphinx aside)."""
+    if not SITE.is_dir():
+        return []
+    skip = {"genindex.html", "search.html"}
+    return sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
+                  if p.name not in skip and not p.relative_to(SITE).parts[0].startswith(("_", "widgets")))
+
+
+def require_site():
+    if not (SITE / "index.html").is_file():
+        pytest.fail("the website is not built: run `make book` first")
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_site()
+    handler = functools.partial(QuietHandler, directory=str(SITE))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("RBD_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"chromium not found at {CHROMIUM}, and RBD_REQUIRE_BROWSER=1")
+        pytest.skip("chromium is not installed (apt-get install chromium); set RBD_REQUIRE_BROWSER=1 to require it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        profile = tmp_path_factory.mktemp("chromium-profile")
+        context = pw.chromium.launch_persistent_context(str(profile), executable_path=CHROMIUM, headless=True,
+                                                        args=FLAGS)
+        yield context
+        context.close()
+
+
+def visit(browser, server, page_path):
+    """Load one page; return what went wrong on the way and the page object."""
+    problems = []
+    page = browser.new_page()
+    origin = urlparse(server).netloc
+
+    def on_route(route):
+        if urlparse(route.request.url).netloc not in (origin, ""):
+            problems.append(f"request leaves the site: {route.request.url}")
+            return route.abort()
+        return route.continue_()
+
+    page.route("**/*", on_route)
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console error: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
+    page.goto(f"{server}/{page_path}", wait_until="load")
+    page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)",
+                           timeout=20_000)
+    page.evaluate("() => window.MathJax ? window.MathJax.startup.promise : null")
+    page.wait_for_load_state("networkidle")
+    return page, problems
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("page_path", site_pages() or ["index.html"])
+def test_page_loads_cleanly_and_typesets_math(browser, server, page_path):
+    page, problems = visit(browser, server, page_path)
+    try:
+        assert not problems, f"{page_path}:\n" + "\n".join(problems)
+        text = page.inner_text("main")
+        leftovers = [s for s in ("$$", "\\begin{", "\\frac", "\\dot") if s in text]
+        assert not leftovers, f"{page_path}: untypeset TeX left in the page: {leftovers}"
+        raw_math = page.evaluate("() => document.querySelectorAll('.math, div.math, span.math').length")
+        if raw_math:
+            typeset = page.evaluate("() => document.querySelectorAll('mjx-container').length")
+            assert typeset >= raw_math, f"{page_path}: {raw_math} equations but only {typeset} typeset by MathJax"
+    finally:
+        page.close()
+
+
+@pytest.mark.site
+def test_chapter_one_animation_is_embedded_and_plays(browser, server):
+    page, problems = visit(browser, server, "chapters/01_lagrangian.html")
+    try:
+        assert not problems, "\n".join(problems)
+        frames = page.evaluate("() => document.querySelectorAll('.animation img, .anim-state').length")
+        assert frames > 0, "the double-pendulum animation (matplotlib to_jshtml) is missing from chapter 1"
+        widgets = page.evaluate("() => document.querySelectorAll('script[type=\"application/vnd.jupyter.widget-view+json\"]').length")
+        rendered = page.evaluate("() => document.querySelectorAll('.widget-slider, .jupyter-widgets').length")
+        assert widgets == 0 or rendered > 0, "widget views are in the page but the widget manager rendered none"
+    finally:
+        page.close()
+
+
+def solution_lines():
+    """Distinctive lines of every reference solution and hidden test in exercises/."""
+    lines = set()
+    for nb_path in (ROOT / "exercises").glob("*/*.ipynb"):
+        nb = json.loads(nb_path.read_text())
+        for cell in nb["cells"]:
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            for marker in ("SOLUTION", "HIDDEN TESTS"):
+                for block in re.findall(rf"### BEGIN {marker}\n(.*?)### END {marker}", source, flags=re.S):
+                    lines.update(line.strip() for line in block.splitlines()
+                                 if len(line.strip()) >= 20 and not line.strip().startswith("#"))
+    return lines
+
+
+def test_site_contains_no_solution_or_hidden_test():
+    require_site()
+    secrets = solution_lines()
+    assert secrets, "no solution lines found in exercises/: the leak check would check nothing"
+    leaks = []
+    for path in SITE.rglob("*"):
+        if path.suffix not in {".html", ".ipynb", ".txt", ".js", ".json", ".md", ".py"} or not path.is_file():
+            continue
+        if "mathjax" in path.parts or "widgets" in path.parts:
+            continue
+        text = path.read_text(errors="ignore")
+        if path.suffix == ".html":  # highlighted code is split into spans: compare the text
+            text = html.unescape(re.sub(r"<[^>]+>", "", text))
+        for marker in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+            if marker in text:
+                leaks.append(f"{path.relative_to(SITE)}: {marker}")
+        leaks += [f"{path.relative_to(SITE)}: {line}" for line in secrets if line in text]
+    assert not leaks, "solutions or hidden tests on the website:\n" + "\n".join(sorted(leaks)[:20])
