@@ -16,7 +16,6 @@ CHAPTERS   := $(wildcard chapters/*.md)
 NBVAL_DIR  := _build/nbval
 
 export PYTHONDONTWRITEBYTECODE := 1
-export MPLBACKEND := Agg
 # The environment's own Jupyter kernel, config and data: never the user's.
 export JUPYTER_PLATFORM_DIRS := 1
 

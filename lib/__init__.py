@@ -13,10 +13,12 @@ from .system import ManipulatorSystem, Trajectory
 from .lagrange import (ManipulatorForm, SymbolicSystem, christoffel_coriolis, lagrange_equations,
                        manipulator_form, time_derivative)
 from .pendulum import ActuatedPendulum, DoublePendulum, SimplePendulum
+from . import plotting
 
 __all__ = [
     "ManipulatorSystem", "Trajectory",
     "ManipulatorForm", "SymbolicSystem", "christoffel_coriolis", "lagrange_equations",
     "manipulator_form", "time_derivative",
     "ActuatedPendulum", "DoublePendulum", "SimplePendulum",
+    "plotting",
 ]

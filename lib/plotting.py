@@ -1,0 +1,354 @@
+"""Figures and animations for the chapters.
+
+Numeric code elsewhere in :mod:`lib` never draws; the chapters call these
+helpers instead. Animations are rendered frame by frame with matplotlib's
+``FuncAnimation`` and embedded as a self-contained HTML/JavaScript player
+(``to_jshtml``): the frames are PNG images inside the page, so the player works
+in the static website with no server and nothing loaded from a CDN.
+
+Introduced in: chapter 1.
+"""
+
+import re
+
+import numpy as np
+
+from . import _checks
+
+# Matplotlib's player draws its buttons with a Font Awesome style sheet fetched
+# from a CDN. The website is read offline, so the link is dropped and each icon
+# is replaced by plain text (every button keeps its title and aria-label).
+_CDN_LINK = re.compile(r"<link[^>]*font-awesome[^>]*>", re.IGNORECASE)
+_ICON = re.compile(r'<i class="fa ([a-z\- ]+)"></i>')
+_ICON_TEXT = {
+    "fa-minus": "&minus;",
+    "fa-fast-backward": "|&#9664;&#9664;",
+    "fa-step-backward": "|&#9664;",
+    "fa-play fa-flip-horizontal": "&#9664;",
+    "fa-pause": "&#10074;&#10074;",
+    "fa-play": "&#9654;",
+    "fa-step-forward": "&#9654;|",
+    "fa-fast-forward": "&#9654;&#9654;|",
+    "fa-plus": "+",
+}
+
+
+class AnimationHTML(str):
+    """The HTML of an animation player; a notebook displays it as the player itself.
+
+    It is a plain ``str`` (write it to a file, search it, measure it) with a
+    ``_repr_html_`` method for Jupyter and a short ``repr`` so that the page
+    does not also carry the whole text as plain output.
+    """
+
+    def __new__(cls, html, frames):
+        obj = super().__new__(cls, html)
+        obj.frames = int(frames)
+        return obj
+
+    def _repr_html_(self):
+        return str(self)
+
+    def __repr__(self):
+        return f"<animation: {self.frames} frames, {len(self) / 1e6:.2f} MB of HTML>"
+
+
+def _offline(html):
+    """Drop the CDN style sheet from matplotlib's player and draw the buttons as text."""
+    html = _CDN_LINK.sub("", html)
+    return _ICON.sub(lambda m: _ICON_TEXT.get(m.group(1), "&#8226;"), html)
+
+
+def _times(t, n_samples):
+    try:
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+    except (TypeError, ValueError):
+        raise ValueError(f"t must be an array of {n_samples} times") from None
+    if t.ndim != 1 or t.shape[0] != n_samples:
+        raise ValueError(f"t must have shape ({n_samples},) to match positions, got shape {t.shape}")
+    if not np.all(np.isfinite(t)):
+        raise ValueError("t must contain only finite numbers")
+    if np.any(np.diff(t) <= 0):
+        raise ValueError("t must be strictly increasing")
+    return t
+
+
+def _count(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def frame_indices(n_samples, frames):
+    """Indices of at most ``frames`` samples, evenly spread from the first to the last.
+
+    Animations show a subset of a long trajectory so that the page stays light.
+
+    >>> frame_indices(11, 3)
+    array([ 0,  5, 10])
+    >>> frame_indices(4, 100)
+    array([0, 1, 2, 3])
+
+    Introduced in: chapter 1.
+    """
+    n_samples = _count("n_samples", n_samples, 1)
+    frames = _count("frames", frames, 1)
+    if frames == 1:
+        return np.array([0])
+    return np.unique(np.linspace(0, n_samples - 1, min(frames, n_samples)).round().astype(int))
+
+
+def animate_pendulum(positions, t, frames=100, size=3.0, dpi=64, trail=20, title=None):
+    """Animate a planar chain of point masses hanging from a pivot at the origin.
+
+    Frame k draws the links origin → p_1(t_k) → p_2(t_k) → … and a fading trace
+    of the last mass. The player runs in real time: consecutive frames are
+    (t_last − t_first) / (frames − 1) seconds apart.
+
+    Parameters
+    ----------
+    positions : array, shape (N, k, 2)
+        Cartesian positions (x right, y up, metres) of the k masses at N times,
+        e.g. ``DoublePendulum.positions(q)`` stacked over a trajectory.
+    t : array, shape (N,)
+        Strictly increasing sample times (seconds).
+    frames : int
+        Largest number of frames to draw (the samples are thinned evenly);
+        keep it near 100 so that the page stays light.
+    size : float
+        Width and height of the figure (inches).
+    dpi : float
+        Resolution of each frame; ``size * dpi`` pixels square.
+    trail : int
+        Number of past frames in the trace of the last mass (0 for none).
+    title : str or None
+        Title drawn above the pendulum.
+
+    Returns
+    -------
+    AnimationHTML
+        A ``str`` holding the self-contained player; Jupyter shows it directly.
+
+    >>> t = np.linspace(0.0, 1.0, 5)
+    >>> p = np.stack([np.sin(t), -np.cos(t)], axis=1)[:, None, :]   # one mass, shape (5, 1, 2)
+    >>> html = animate_pendulum(p, t, frames=3, size=1.0, dpi=30)
+    >>> html.frames, html.count('data:image/png;base64')
+    (3, 3)
+
+    Introduced in: chapter 1.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import FuncAnimation
+
+    try:
+        positions = np.asarray(positions, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("positions must be an array of shape (N, k, 2)") from None
+    if positions.ndim != 3 or positions.shape[2] != 2 or positions.shape[0] < 1 or positions.shape[1] < 1:
+        raise ValueError(f"positions must have shape (N, k, 2), got shape {positions.shape}")
+    if not np.all(np.isfinite(positions)):
+        raise ValueError("positions must contain only finite numbers")
+    t = _times(t, positions.shape[0])
+    frames = _count("frames", frames, 1)
+    trail = _count("trail", trail, 0)
+    size = _checks.positive("size", size)
+    dpi = _checks.positive("dpi", dpi)
+
+    idx = frame_indices(len(t), frames)
+    interval = 1000.0 * (t[idx[-1]] - t[idx[0]]) / (len(idx) - 1) if len(idx) > 1 else 100.0
+    reach = 1.1 * max(float(np.max(np.linalg.norm(positions, axis=2))), 1e-9)
+
+    fig, ax = plt.subplots(figsize=(size, size), dpi=dpi)
+    ax.set_xlim(-reach, reach)
+    ax.set_ylim(-reach, reach)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.plot([0.0], [0.0], "ks", markersize=4, zorder=3)
+    (trace,) = ax.plot([], [], "-", color="tab:orange", lw=1, alpha=0.6)
+    (chain,) = ax.plot([], [], "o-", color="tab:blue", lw=2, markersize=6)
+    clock = ax.text(0.03, 0.96, "", transform=ax.transAxes, fontsize=9, va="top")
+    # Fixed margins rather than a layout engine: with an engine matplotlib
+    # redraws every frame twice when saving it.
+    fig.subplots_adjust(left=0.03, right=0.97, bottom=0.03, top=0.88 if title else 0.97)
+
+    def draw(k):
+        i = idx[k]
+        xs = np.concatenate([[0.0], positions[i, :, 0]])
+        ys = np.concatenate([[0.0], positions[i, :, 1]])
+        chain.set_data(xs, ys)
+        recent = idx[max(0, k - trail):k + 1]
+        trace.set_data(positions[recent, -1, 0], positions[recent, -1, 1])
+        clock.set_text(f"t = {t[i]:.2f} s")
+        return chain, trace, clock
+
+    anim = FuncAnimation(fig, draw, frames=len(idx), interval=interval, repeat=True)
+    # Saving a frame renders the whole figure anyway; the extra on-screen redraw
+    # that FuncAnimation requests after each update would double the cost.
+    fig.canvas.draw_idle = lambda *args, **kwargs: None
+    try:
+        html = anim.to_jshtml(default_mode="loop")
+    finally:
+        plt.close(fig)
+    return AnimationHTML(_offline(html), len(idx))
+
+
+def animate_double_pendulum(system, traj, **options):
+    """Animate a simulated :class:`lib.DoublePendulum` (or any system with ``positions(q)``).
+
+    The positions p1, p2 of the masses (notes 000, "Simple Double Pendulum")
+    are computed at every sample of the trajectory and handed to
+    :func:`animate_pendulum`, which takes the same keyword ``options``.
+
+    Parameters
+    ----------
+    system : object with ``positions(q)`` returning an array of shape (k, 2)
+    traj : lib.Trajectory
+        A simulated motion (``traj.t`` shape (N,), ``traj.q`` shape (N, n)).
+
+    >>> from lib import DoublePendulum
+    >>> dp = DoublePendulum()
+    >>> traj = dp.simulate([0.5, 0.0], [0.0, 0.0], 0.2, num=4)
+    >>> animate_double_pendulum(dp, traj, frames=2, size=1.0, dpi=30).frames
+    2
+
+    Introduced in: chapter 1.
+    """
+    if not callable(getattr(system, "positions", None)):
+        raise ValueError("system must have a positions(q) method giving the masses' coordinates")
+    if not all(hasattr(traj, name) for name in ("t", "q")):
+        raise ValueError("traj must be a Trajectory with fields t and q")
+    positions = np.array([system.positions(q) for q in np.asarray(traj.q)])
+    return animate_pendulum(positions, traj.t, **options)
+
+
+def _axes(ax, figsize=(5.0, 3.0)):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _trajectory(traj):
+    if not all(hasattr(traj, name) for name in ("t", "q", "v")):
+        raise ValueError("traj must be a Trajectory with fields t, q and v")
+    t, q, v = (np.asarray(x, dtype=float) for x in (traj.t, traj.q, traj.v))
+    if q.ndim != 2 or v.shape != q.shape or t.shape != (q.shape[0],):
+        raise ValueError(f"traj must have t of shape (N,) and q, v of shape (N, n); "
+                         f"got {t.shape}, {q.shape}, {v.shape}")
+    return t, q, v
+
+
+def plot_angles(traj, labels=None, ax=None):
+    """Plot every coordinate q_i(t) of a trajectory against time.
+
+    Parameters
+    ----------
+    traj : lib.Trajectory
+    labels : list of str or None
+        One legend entry per coordinate (default ``q_1``, ``q_2``, …).
+    ax : matplotlib Axes or None
+        Where to draw (a new figure when None).
+
+    Returns the Axes.
+
+    >>> from lib import Trajectory
+    >>> tr = Trajectory(np.array([0.0, 1.0]), np.zeros((2, 2)), np.zeros((2, 2)))
+    >>> len(plot_angles(tr).get_lines())
+    2
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+
+    Introduced in: chapter 1.
+    """
+    t, q, _ = _trajectory(traj)
+    labels = [f"$q_{i + 1}$" for i in range(q.shape[1])] if labels is None else list(labels)
+    if len(labels) != q.shape[1]:
+        raise ValueError(f"labels must have one entry per coordinate ({q.shape[1]}), got {len(labels)}")
+    ax = _axes(ax)
+    for i, label in enumerate(labels):
+        ax.plot(t, q[:, i], label=label)
+    ax.set_xlabel("time $t$ (s)")
+    ax.set_ylabel("angle (rad)")
+    ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def phase_portrait(traj, index=0, ax=None, label=None):
+    """Plot the phase portrait (q_i, q̇_i) of one coordinate, with its start marked.
+
+    Parameters
+    ----------
+    traj : lib.Trajectory
+    index : int
+        Which coordinate, 0 ≤ index < n.
+    ax : matplotlib Axes or None
+    label : str or None
+        Legend entry for the curve.
+
+    Returns the Axes.
+
+    >>> from lib import Trajectory
+    >>> tr = Trajectory(np.array([0.0, 1.0]), np.zeros((2, 2)), np.ones((2, 2)))
+    >>> phase_portrait(tr, index=1).get_xlabel()
+    '$q_2$ (rad)'
+    >>> phase_portrait(tr, index=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: index must be an integer in [0, 2), got 2
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+
+    Introduced in: chapter 1.
+    """
+    _, q, v = _trajectory(traj)
+    n = q.shape[1]
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < n:
+        raise ValueError(f"index must be an integer in [0, {n}), got {index!r}")
+    ax = _axes(ax, figsize=(4.0, 3.5))
+    (line,) = ax.plot(q[:, index], v[:, index], lw=1, label=label)
+    ax.plot(q[0, index], v[0, index], "o", color=line.get_color())
+    ax.set_xlabel(f"$q_{index + 1}$ (rad)")
+    ax.set_ylabel(rf"$\dot q_{index + 1}$ (rad/s)")
+    if label is not None:
+        ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def plot_energy(system, traj, ax=None):
+    """Plot the drift E(t) − E(0) of the total energy E = T + U along a trajectory.
+
+    Without inputs, friction or external forces the energy of a mechanical
+    system is conserved, so the curve shows the integrator's error alone.
+
+    Parameters
+    ----------
+    system : lib.ManipulatorSystem
+        Anything with ``energy(q, v)`` (joules).
+    traj : lib.Trajectory
+    ax : matplotlib Axes or None
+
+    Returns the Axes and the drift (array of shape (N,), joules).
+
+    >>> from lib import SimplePendulum
+    >>> p = SimplePendulum()
+    >>> ax, drift = plot_energy(p, p.simulate([1.0], [0.0], 0.5, num=5))
+    >>> bool(abs(drift).max() < 1e-8)
+    True
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+
+    Introduced in: chapter 1.
+    """
+    if not callable(getattr(system, "energy", None)):
+        raise ValueError("system must have an energy(q, v) method")
+    t, q, v = _trajectory(traj)
+    energy = np.array([system.energy(qk, vk) for qk, vk in zip(q, v)])
+    drift = energy - energy[0]
+    ax = _axes(ax)
+    ax.plot(t, drift)
+    ax.axhline(0.0, color="0.6", lw=0.8)
+    ax.set_xlabel("time $t$ (s)")
+    ax.set_ylabel("$E(t) - E(0)$ (J)")
+    ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
+    return ax, drift
