@@ -12,7 +12,8 @@ BIN        := $(VENV)/bin
 STAMP      := $(VENV)/.installed
 VENDOR     := _vendor/widgets/embed-amd.js _vendor/widgets/require.js
 SITE       := _build/html
-CHAPTERS   := $(wildcard chapters/*.md)
+# The chapters listed in the table of contents (a draft not in _toc.yml is not tested).
+CHAPTERS   := $(patsubst %,%.md,$(shell grep -o 'chapters/[A-Za-z0-9_]*' _toc.yml))
 NBVAL_DIR  := _build/nbval
 
 export PYTHONDONTWRITEBYTECODE := 1
@@ -82,7 +83,7 @@ release: setup
 	$(BIN)/python -m autograder release
 
 grade: setup
-	$(BIN)/python -m autograder grade $(SUBMISSIONS)
+	$(BIN)/python -m autograder grade $(SUBMISSIONS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
 feedback: setup
 	$(BIN)/python -m autograder feedback
@@ -92,3 +93,4 @@ export: setup
 
 clean:
 	rm -rf _build _vendor release autograded feedback gradebook.db grades.csv
+	@echo "(submitted/ is kept: it holds the class's hand-ins)"

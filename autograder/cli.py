@@ -1,0 +1,69 @@
+"""The command line: ``python -m autograder COMMAND`` (see autograder/README.md)."""
+
+import argparse
+import sys
+
+from .course import Course, CourseError
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="Release, grade, hand back and export the course's homework (nbgrader underneath).")
+    parser.add_argument("--root", help="course folder holding nbgrader_config.py (default: found automatically)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    release = commands.add_parser("release", help="generate the student notebooks in release/ and check them")
+    release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
+
+    grade = commands.add_parser("grade", help="autograde a folder or a .zip of submissions")
+    grade.add_argument("path", help="folder or .zip: <student>/<assignment>/<nb>.ipynb, <student>/<nb>.ipynb "
+                                    "or <student>.ipynb")
+    grade.add_argument("--assignment", help="default: the only assignment there is, or the only one whose "
+                                            "name appears among the submitted files")
+    grade.add_argument("--force", action="store_true", help="grade again even unchanged submissions")
+    grade.add_argument("--time-limit", type=int, metavar="SECONDS",
+                       help="limit for one whole notebook (default: $RBD_GRADE_TIME_LIMIT or 900)")
+    grade.add_argument("--memory-limit", type=int, metavar="MB",
+                       help="address-space cap of the grading kernel, 0 for none "
+                            "(default: $RBD_GRADE_MEMORY_MB or 4096)")
+
+    feedback = commands.add_parser("feedback", help="write the feedback HTML of graded submissions")
+    feedback.add_argument("--assignment", action="append", default=[], help="default: every graded assignment")
+
+    export = commands.add_parser("export", help="write grades as CSV, one row per student and assignment")
+    export.add_argument("--out", default="grades.csv", help="default: grades.csv")
+    export.add_argument("--assignment", help="default: every assignment")
+
+    status = commands.add_parser("status", help="print a short table of the outcomes")
+    status.add_argument("--assignment", help="default: every assignment")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        course = Course(args.root)
+        if args.command == "release":
+            from .release import release
+            for folder in release(course, args.assignments):
+                print(f"released {folder.relative_to(course.root)}/ (no solutions, no hidden tests)")
+        elif args.command == "grade":
+            from . import grade
+            grade.grade(course, args.path, args.assignment, force=args.force,
+                        time_limit=args.time_limit if args.time_limit is not None else grade.TIME_LIMIT,
+                        memory_mb=args.memory_limit if args.memory_limit is not None else grade.MEMORY_MB)
+        elif args.command == "feedback":
+            from .feedback import feedback
+            feedback(course, args.assignment)
+        elif args.command == "export":
+            from .export import export
+            count = export(course, args.out, args.assignment)
+            print(f"wrote {count} row(s) to {args.out}")
+        elif args.command == "status":
+            from .export import status
+            status(course, args.assignment)
+    except (CourseError, FileNotFoundError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0

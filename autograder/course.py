@@ -1,0 +1,159 @@
+"""The course folder: where its parts live, and running nbgrader inside it.
+
+Everything is read from ``nbgrader_config.py`` at the course root, so the
+command line and nbgrader itself always agree on the folders and the gradebook.
+"""
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from traitlets.config.loader import PyFileConfigLoader
+
+CONFIG_FILE = "nbgrader_config.py"
+
+
+class CourseError(Exception):
+    """Something the instructor must fix; the message says what."""
+
+
+def find_root(root=None):
+    """The course root: ``root`` if given, else $RBD_COURSE_ROOT, else the current
+    folder if it holds nbgrader_config.py, else the repository this package lives in."""
+    if root is not None:
+        if not (Path(root) / CONFIG_FILE).is_file():
+            raise CourseError(f"{root} has no {CONFIG_FILE}: not a course folder")
+        return Path(root).resolve()
+    for candidate in (os.environ.get("RBD_COURSE_ROOT"), Path.cwd(), Path(__file__).resolve().parent.parent):
+        if candidate and (Path(candidate) / CONFIG_FILE).is_file():
+            return Path(candidate).resolve()
+    raise CourseError(f"no {CONFIG_FILE} found; run from the course folder or pass --root")
+
+
+@dataclass(frozen=True)
+class NbgraderRun:
+    """How one nbgrader command ended."""
+
+    returncode: int
+    log: str
+    timed_out: bool
+
+
+class Course:
+    """A course folder and its nbgrader configuration."""
+
+    def __init__(self, root=None):
+        self.root = find_root(root)
+        config = PyFileConfigLoader(CONFIG_FILE, path=str(self.root)).load_config()
+        folders = config.CourseDirectory
+        self.course_id = folders.get("course_id", "course")
+        self.db_url = folders.get("db_url", f"sqlite:///{self.root / 'gradebook.db'}")
+        self.cell_timeout = config.Execute.get("timeout", 30)
+        self.source = self.root / folders.get("source_directory", "source")
+        self.release_dir = self.root / folders.get("release_directory", "release")
+        self.submitted = self.root / folders.get("submitted_directory", "submitted")
+        self.autograded = self.root / folders.get("autograded_directory", "autograded")
+        self.feedback_dir = self.root / folders.get("feedback_directory", "feedback")
+
+    # --- the assignments -------------------------------------------------
+    def assignments(self):
+        """Assignment ids: the folders of the source directory that hold a notebook."""
+        if not self.source.is_dir():
+            return []
+        return sorted(p.name for p in self.source.iterdir()
+                      if p.is_dir() and not p.name.startswith(".") and any(p.glob("*.ipynb")))
+
+    def check_assignment(self, assignment):
+        if assignment not in self.assignments():
+            raise CourseError(f"no assignment {assignment!r} in {self.source} "
+                              f"(there are: {', '.join(self.assignments()) or 'none'})")
+        return assignment
+
+    def default_assignment(self, assignment=None):
+        """``assignment`` if given, else the only assignment there is."""
+        if assignment:
+            return self.check_assignment(assignment)
+        found = self.assignments()
+        if len(found) != 1:
+            raise CourseError(f"say which assignment with --assignment (there are: {', '.join(found) or 'none'})")
+        return found[0]
+
+    def source_notebooks(self, assignment):
+        """The source notebooks of an assignment, by name without .ipynb."""
+        return {p.stem: p for p in sorted((self.source / assignment).glob("*.ipynb"))}
+
+    def student_folder(self, kind, student, assignment):
+        """submitted/, autograded/ or feedback/ folder of one student's assignment."""
+        base = {"submitted": self.submitted, "autograded": self.autograded, "feedback": self.feedback_dir}[kind]
+        return base / student / assignment
+
+    # --- running nbgrader --------------------------------------------------
+    def nbgrader(self, *args, log_path, time_limit=None, memory_mb=None):
+        """Run ``python -m nbgrader ARGS`` in the course root, its output going to ``log_path``.
+
+        The command runs in its own process group, so that when it exceeds
+        ``time_limit`` seconds it is stopped together with its kernel. With
+        ``memory_mb`` the address space of nbgrader and its kernel is capped.
+        """
+        log_path = Path(log_path)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        # nbgrader calls tools of its environment (alembic) by name: put them on the PATH.
+        bin_dir = str(Path(sys.executable).parent)
+        env = dict(os.environ, PYTHONUNBUFFERED="1", PATH=os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
+
+        def limit_memory():
+            if memory_mb:
+                cap = int(memory_mb) * 1024 * 1024
+                resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+        timed_out = False
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *map(str, args)], cwd=self.root, env=env,
+                                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True, preexec_fn=limit_memory)
+            try:
+                proc.wait(timeout=time_limit)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                _stop(proc)
+            except BaseException:
+                _stop(proc)
+                raise
+        return NbgraderRun(proc.returncode, log_path.read_text(errors="replace"), timed_out)
+
+    def logs(self):
+        """Where nbgrader's output of each command is kept."""
+        return self.autograded / "_logs"
+
+
+def _descendants(pid):
+    """Process ids started by ``pid``, directly or not (read from /proc; empty elsewhere)."""
+    children = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _stop(proc):
+    """Kill an nbgrader run we started: its process group, and its kernel (which has a session of its own)."""
+    kernels = _descendants(proc.pid)
+    for kill in [lambda: os.killpg(proc.pid, signal.SIGKILL)] + [
+            (lambda pid=pid: os.kill(pid, signal.SIGKILL)) for pid in kernels]:
+        try:
+            kill()
+        except ProcessLookupError:
+            pass
+    proc.wait()

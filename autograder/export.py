@@ -1,0 +1,70 @@
+"""``export`` and ``status``: grades as CSV for the learning-management system, and a quick table.
+
+One row per (student, assignment). Scores come fresh from the gradebook, so
+hand-graded written answers entered in nbgrader's formgrader are included. A
+submission that could not be graded has an empty score, the status
+``could not be graded`` and the reason: never a plain 0.
+"""
+
+import csv
+
+from . import gradebook
+from .outcomes import FAILED, GRADED, Outcomes
+
+COLUMNS = ["student_id", "assignment", "status", "score", "max_score", "needs_manual_grading", "reason", "notes"]
+
+
+def rows(course, assignment=None):
+    """The export rows, sorted by assignment and student."""
+    book = Outcomes(course)
+    outcomes = {(o["assignment"], o["student"]): o for o in book.all(assignment)}
+    assignments = sorted({a for a, _ in outcomes} | ({assignment} if assignment else set(course.assignments())))
+    result = []
+    for name in assignments:
+        if not gradebook.knows(course, name):
+            continue
+        most = gradebook.max_score(course, name)
+        students = sorted({s for a, s in outcomes if a == name} | set(gradebook.students(course, name)))
+        for student in students:
+            outcome = outcomes.get((name, student), {"status": GRADED, "reason": "", "notes": []})
+            row = {"student_id": student, "assignment": name, "status": outcome["status"],
+                   "score": "", "max_score": f"{most:g}", "needs_manual_grading": "",
+                   "reason": outcome.get("reason", ""), "notes": "; ".join(outcome.get("notes", []))}
+            if outcome["status"] == GRADED:
+                scores = gradebook.scores(course, name, student)
+                if scores is None:
+                    row.update(status=FAILED, reason="graded earlier, but the gradebook has no score for it now")
+                else:
+                    row.update(score=f"{scores['score']:g}", max_score=f"{scores['max_score']:g}",
+                               needs_manual_grading="yes" if scores["needs_manual_grade"] else "no")
+            result.append(row)
+    return result
+
+
+def export(course, out, assignment=None):
+    """Write the CSV; returns the number of rows."""
+    table = rows(course, assignment)
+    with open(out, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(table)
+    return len(table)
+
+
+def status(course, assignment=None, report=print):
+    """Print a short table of outcomes."""
+    table = rows(course, assignment)
+    if not table:
+        report("nothing graded yet")
+        return table
+    width = max(len(r["student_id"]) for r in table)
+    report(f"{'assignment':<10}  {'student':<{width}}  {'score':>11}  status")
+    for r in table:
+        score = f"{r['score']} / {r['max_score']}" if r["score"] != "" else "-"
+        detail = r["reason"] or ("written answers to grade by hand" if r["needs_manual_grading"] == "yes" else "")
+        detail = "; ".join(filter(None, [detail, r["notes"]]))
+        report(f"{r['assignment']:<10}  {r['student_id']:<{width}}  {score:>11}  {r['status']}"
+               + (f": {detail}" if detail else ""))
+    failed = sum(r["status"] == FAILED for r in table)
+    report(f"{len(table) - failed} graded, {failed} could not be graded")
+    return table

@@ -1,0 +1,197 @@
+"""``grade``: autograde a folder or a .zip of submissions, one student at a time.
+
+For each student:
+
+1. the notebook is copied to ``submitted/<student>/<assignment>/`` (the
+   original is never touched) and checked: a file that is empty, not JSON, not
+   a valid notebook, or not this assignment's notebook is not graded;
+2. ``nbgrader autograde <assignment> --student <student> --force`` runs in a
+   process of its own, with a time limit for the whole notebook and a memory
+   cap, so that no submission can stop the batch;
+3. the outcome is recorded in ``autograded/outcomes.json``: ``graded`` with the
+   score, or ``could not be graded`` with the reason (and then the student's
+   stale grades, graded notebook and feedback are removed, so that nothing
+   shows a 0 that was never earned).
+
+A submission that is unchanged since it was graded is skipped (``--force``
+grades it again), so re-running a batch, or resuming an interrupted one, is safe.
+"""
+
+import hashlib
+import os
+import re
+import shutil
+
+from . import gradebook, submissions
+from .course import CourseError
+from .leaks import read_notebook
+from .outcomes import FAILED, GRADED, Outcomes, failed, now
+
+TIME_LIMIT = int(os.environ.get("RBD_GRADE_TIME_LIMIT", "900"))   # seconds per submission
+MEMORY_MB = int(os.environ.get("RBD_GRADE_MEMORY_MB", "4096"))     # address space of nbgrader + kernel
+
+
+def grade_ids(course, assignment):
+    ids = set()
+    for path in course.source_notebooks(assignment).values():
+        ids.update(cell.metadata.get("nbgrader", {}).get("grade_id") for cell in read_notebook(path).cells)
+    ids.discard(None)
+    return ids
+
+
+def fingerprint(files):
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + files[name].read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def diagnose(run, time_limit):
+    """Why an nbgrader autograde run did not produce a grade, in one sentence."""
+    log = run.log
+    if run.timed_out:
+        return (f"grading took longer than {time_limit} s and was stopped "
+                "(an endless loop that ignores interrupts, or a very slow notebook)")
+    if "DeadKernelError" in log or "Kernel died" in log:
+        return ("the kernel died while running the notebook (os._exit, a crash in compiled code, "
+                "or running out of memory)")
+    if "UnresponsiveKernelError" in log or "became unresponsive" in log:
+        return "the kernel stopped responding and could not be interrupted"
+    if run.returncode < 0:
+        return f"nbgrader was killed by signal {-run.returncode} (out of memory?)"
+    errors = re.findall(r"^(?:\w+\.)*\w*(?:Error|Exception)\b:? ?.*$", log, flags=re.M)
+    if errors:
+        return f"nbgrader failed: {errors[-1].strip()[:300]}"
+    return f"nbgrader autograde failed (exit code {run.returncode})"
+
+
+def tampered_cells(submitted, released):
+    """Locked cells (tests, setup) the student edited or deleted: nbgrader restores them, the instructor is told."""
+    found = []
+    theirs = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in read_notebook(submitted).cells}
+    for cell in read_notebook(released).cells:
+        nbgrader = cell.metadata.get("nbgrader", {})
+        if not nbgrader.get("locked"):
+            continue
+        name = nbgrader.get("grade_id")
+        if name not in theirs:
+            found.append(f"{'test' if nbgrader.get('grade') else 'locked'} cell {name} had been deleted"
+                         + ("; it was put back" if nbgrader.get("grade") else ""))
+        elif theirs[name].source.strip() != cell.source.strip():
+            found.append(f"locked cell {name} had been edited; the original was used")
+    return found
+
+
+def timed_out_cells(graded_notebook, cell_timeout):
+    """Cells that nbgrader interrupted at the per-cell time limit."""
+    found = []
+    for index, cell in enumerate(read_notebook(graded_notebook).cells):
+        if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
+            name = cell.metadata.get("nbgrader", {}).get("grade_id", f"#{index}")
+            found.append(f"cell {name} ran past the {cell_timeout} s limit and was interrupted")
+    return found
+
+
+def forget(course, assignment, student):
+    """Remove whatever an earlier grading of this student left behind."""
+    gradebook.forget(course, assignment, student)
+    for kind in ("autograded", "feedback"):
+        folder = course.student_folder(kind, student, assignment)
+        shutil.rmtree(folder, ignore_errors=True)
+        if folder.parent.is_dir() and not any(folder.parent.iterdir()):
+            folder.parent.rmdir()
+
+
+def grade_one(course, assignment, submission, book, ids, force, time_limit, memory_mb):
+    """Grade one student's submission; returns its outcome (and whether it was skipped as unchanged)."""
+    student, names = submission.student, list(course.source_notebooks(assignment))
+    extra = {"source": submission.label}
+    if submission.problem:
+        forget(course, assignment, student)
+        return failed(assignment, student, submission.problem, **extra), False
+
+    extra["sha256"] = fingerprint(submission.files)
+    graded_notebooks = [course.student_folder("autograded", student, assignment) / f"{n}.ipynb" for n in names]
+    previous = book.get(assignment, student)
+    if (not force and previous and previous["status"] == GRADED and previous.get("sha256") == extra["sha256"]
+            and all(p.is_file() for p in graded_notebooks)):
+        current = gradebook.scores(course, assignment, student)
+        if current is not None:  # still in the gradebook: keep it, with any hand grading since
+            return dict(previous, **current), True
+
+    folder = course.student_folder("submitted", student, assignment)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for name, original in submission.files.items():
+        shutil.copyfile(original, folder / f"{name}.ipynb")
+    for name in names:
+        if not (folder / f"{name}.ipynb").is_file():
+            forget(course, assignment, student)
+            return failed(assignment, student, f"{name}.ipynb is missing from the submission", **extra), False
+        problem = submissions.check_notebook(folder / f"{name}.ipynb", assignment, ids)
+        if problem:
+            forget(course, assignment, student)
+            return failed(assignment, student, problem, **extra), False
+
+    log_path = course.logs() / f"{assignment}.{student}.log"
+    run = course.nbgrader("autograde", assignment, "--student", student, "--force",
+                          log_path=log_path, time_limit=time_limit, memory_mb=memory_mb)
+    result = gradebook.scores(course, assignment, student)
+    if run.timed_out or run.returncode != 0 or not all(p.is_file() for p in graded_notebooks) or result is None:
+        reason = diagnose(run, time_limit)
+        forget(course, assignment, student)
+        return failed(assignment, student, reason, log=str(log_path.relative_to(course.root)), **extra), False
+
+    found = []
+    for name, graded in zip(names, graded_notebooks):
+        released = course.release_dir / assignment / f"{name}.ipynb"
+        if released.is_file():
+            found += tampered_cells(folder / f"{name}.ipynb", released)
+        found += timed_out_cells(graded, course.cell_timeout)
+    return dict(assignment=assignment, student=student, status=GRADED, reason="", notes=found,
+                graded_at=now(), log=str(log_path.relative_to(course.root)), **result, **extra), False
+
+
+def grade(course, path, assignment=None, force=False, time_limit=TIME_LIMIT, memory_mb=MEMORY_MB, report=print):
+    """Grade every submission under ``path`` (a folder or a .zip); returns their outcomes."""
+    if assignment is None and len(course.assignments()) > 1:
+        named = [a for a in course.assignments() if a in submissions.names_inside(path)]
+        assignment = named[0] if len(named) == 1 else None
+    assignment = course.default_assignment(assignment)
+    if not gradebook.knows(course, assignment):
+        raise CourseError(f"{assignment} is not in the gradebook yet: release it first "
+                          f"(python -m autograder release {assignment})")
+    book, ids = Outcomes(course), grade_ids(course, assignment)
+    results = []
+    with submissions.opened(path, assignment, list(course.source_notebooks(assignment))) as found:
+        if not found:
+            report(f"no submissions found in {path}")
+        for submission in found:
+            try:
+                outcome, skipped = grade_one(course, assignment, submission, book, ids, force, time_limit,
+                                             memory_mb)
+            except KeyboardInterrupt:
+                # Leave no half-graded student behind: the next run grades them from scratch.
+                forget(course, assignment, submission.student)
+                book.remove(assignment, submission.student)
+                raise
+            book.record(outcome)
+            report(describe(outcome, skipped))
+            results.append(outcome)
+    graded = sum(o["status"] == GRADED for o in results)
+    report(f"{assignment}: {graded} graded, {len(results) - graded} could not be graded "
+           f"(outcomes in {book.path.relative_to(course.root)})")
+    return results
+
+
+def describe(outcome, skipped=False):
+    """One line for the instructor."""
+    who = f"{outcome['assignment']}/{outcome['student']}"
+    if outcome["status"] == FAILED:
+        return f"{who}: could not be graded: {outcome['reason']}"
+    line = f"{who}: graded, {outcome['score']:g} / {outcome['max_score']:g}"
+    if outcome.get("needs_manual_grade"):
+        line += " (written answers still to grade by hand)"
+    if skipped:
+        line += " (unchanged since last time, not graded again)"
+    return line + "".join(f"; note: {n}" for n in outcome.get("notes", []))

@@ -1,0 +1,70 @@
+"""nbgrader's configuration for the course; `python -m autograder` reads it too.
+
+The course root is the folder holding this file. Under it:
+
+    exercises/<assignment>/            single-source notebooks (solutions, hidden tests): committed
+    release/<assignment>/              what students download: generated
+    submitted/<student>/<assignment>/  copies of what students handed in: generated
+    autograded/<student>/<assignment>/ executed and scored: generated
+    feedback/<student>/<assignment>/   HTML handed back to students: generated
+    gradebook.db                       the gradebook (SQLite by default): generated
+
+Environment variables (all optional):
+
+    RBD_GRADEBOOK_URL   the gradebook as any SQLAlchemy URL, for example
+                        postgresql://grader@db.example.org/rbd
+                        (default: sqlite:///<root>/gradebook.db)
+    RBD_CELL_TIMEOUT    seconds one cell may run during grading before it is
+                        interrupted (default: 60)
+
+Copy this file with the exercises to make a separate course folder (the tests
+do): every path follows the file.
+"""
+
+import os
+
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import GetGrades
+
+from autograder.scrub import HideHiddenTests
+
+c = get_config()  # noqa: F821 (defined by the loader that runs this file)
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+# --- where things live -------------------------------------------------------
+c.CourseDirectory.root = ROOT
+c.CourseDirectory.course_id = "rbd-course"
+c.CourseDirectory.source_directory = "exercises"
+c.CourseDirectory.release_directory = "release"
+c.CourseDirectory.submitted_directory = "submitted"
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+c.CourseDirectory.db_url = os.environ.get("RBD_GRADEBOOK_URL") or "sqlite:///" + os.path.join(ROOT, "gradebook.db")
+
+# --- release: strip solutions, hidden tests and outputs ------------------------
+# Everything between "### BEGIN SOLUTION" and "### END SOLUTION" becomes the
+# stub below; a written-answer cell without the markers becomes text_stub.
+c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
+c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+c.ClearSolutions.enforce_metadata = True
+c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
+c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
+c.ClearHiddenTests.enforce_metadata = True
+c.ClearOutput.remove_metadata_fields = ["collapsed", "scrolled", "execution"]
+
+# --- grading -----------------------------------------------------------------
+c.Execute.timeout = int(os.environ.get("RBD_CELL_TIMEOUT", "60"))
+c.Execute.interrupt_on_timeout = True
+# A deleted test cell is put back from the gradebook (and run), not scored 0.
+c.OverwriteCells.add_missing_cells = True
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 100
+
+# --- feedback: never show hidden tests -----------------------------------------
+# Autograding puts the hidden tests back into the notebook, and nbgrader's
+# feedback shows them; HideHiddenTests removes them (and the tracebacks that
+# quote them) while keeping the tests' messages.
+c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]

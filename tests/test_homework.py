@@ -1,0 +1,453 @@
+"""Homework round trips with real nbgrader, through ``python -m autograder``.
+
+Everything happens in a temporary copy of the course (exercises/ and
+nbgrader_config.py) with its own gradebook, so the developer's release/,
+gradebook.db and grades are never touched. For every assignment in exercises/
+one batch of submissions is graded once for the whole module:
+
+* ``reference``: the source's solutions; full marks on every autograded part;
+* ``blank``: the released notebook as is; zero everywhere;
+* one submission per entry of tests/mistakes/<assignment>.py: the reference
+  with that one answer replaced; it loses exactly that part's points;
+* ``broken`` (not JSON), ``empty`` (empty file) and ``crash`` (the kernel dies
+  in an answer cell): "could not be graded", never a 0, and the rest of the
+  batch is still graded.
+
+Then feedback and export are checked, and for hw01 a zip with other layouts, a
+cell that runs past its time limit and a notebook of another course. The fast
+tests at the end (no nbgrader run) check the pieces: submission layouts,
+notebook checks, secret lines, the feedback scrubber.
+"""
+
+import copy
+import csv
+import hashlib
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import gradebook, leaks, submissions
+from autograder.cli import main
+from autograder.course import Course
+from autograder.export import COLUMNS
+from autograder.outcomes import FAILED, GRADED, Outcomes
+from autograder.release import check_release
+from autograder.scrub import HideHiddenTests
+
+REPO = Path(__file__).resolve().parent.parent
+ASSIGNMENTS = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+def nbgrader_cells(nb, **flags):
+    """grade_id -> cell for the cells whose nbgrader flags match (e.g. grade=True)."""
+    return {c.metadata.nbgrader["grade_id"]: c for c in nb.cells
+            if "nbgrader" in c.metadata and all(bool(c.metadata.nbgrader.get(k)) == v for k, v in flags.items())}
+
+
+class Source:
+    """What the tests need to know about one assignment's source notebook."""
+
+    def __init__(self, assignment):
+        self.assignment = assignment
+        self.path = REPO / "exercises" / assignment / f"{assignment}.ipynb"
+        self.nb = nbformat.read(str(self.path), as_version=4)
+        self.tests = {name: cell.metadata.nbgrader["points"]
+                      for name, cell in nbgrader_cells(self.nb, grade=True, solution=False).items()}
+        self.written = {name: cell.metadata.nbgrader["points"]
+                        for name, cell in nbgrader_cells(self.nb, grade=True, solution=True).items()}
+        # the answers, solution markers taken out
+        self.answers = {name: "\n".join(line for line in cell.source.splitlines() if "SOLUTION" not in line)
+                        for name, cell in nbgrader_cells(self.nb, solution=True).items()}
+        self.code_answers = [name for name, cell in nbgrader_cells(self.nb, solution=True, grade=False).items()
+                             if cell.cell_type == "code"]
+        mistakes = REPO / "tests" / "mistakes" / f"{assignment}.py"
+        self.mistakes = []
+        if mistakes.is_file():
+            spec = importlib.util.spec_from_file_location(f"{assignment}_mistakes", mistakes)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            self.mistakes = module.MISTAKES
+
+
+SOURCES = {a: Source(a) for a in ASSIGNMENTS}
+MISTAKES = [(a, m) for a in ASSIGNMENTS for m in SOURCES[a].mistakes]
+BAD = {"broken": "not valid JSON", "empty": "empty", "crash": "kernel died"}
+
+
+def cli(course_root, *args):
+    return main(["--root", str(course_root), *map(str, args)])
+
+
+def submission(released, replace):
+    """The released notebook with some answer cells replaced, as a student would hand it in."""
+    nb = copy.deepcopy(released)
+    for cell in nb.cells:
+        name = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if name in replace:
+            cell.source = replace[name]
+    return nb
+
+
+def tree_digest(folder):
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+# --- the course and the graded batches (module-wide, real nbgrader) ------------
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(REPO / "exercises", root / "exercises")
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
+        env.delenv("RBD_COURSE_ROOT", raising=False)
+        env.delenv("RBD_CELL_TIMEOUT", raising=False)
+        assert cli(root, "release") == 0
+        yield Course(root)
+
+
+def released(course, assignment):
+    return nbformat.read(str(course.release_dir / assignment / f"{assignment}.ipynb"), as_version=4)
+
+
+@pytest.fixture(scope="module")
+def batches(course, tmp_path_factory):
+    """Hand in and grade one batch per assignment.
+
+    Returns assignment -> (folder, digests before grading, outcomes by student).
+    """
+    result = {}
+    for assignment, source in SOURCES.items():
+        folder = tmp_path_factory.mktemp(f"handed-in-{assignment}")
+        blank = released(course, assignment)
+
+        def write(nb, *parts):
+            path = folder.joinpath(*parts)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, str(path))
+
+        notebook = f"{assignment}.ipynb"
+        write(submission(blank, source.answers), "reference", assignment, notebook)  # nbgrader's layout
+        write(blank, "blank.ipynb")                                                   # one file per student
+        for mistake in source.mistakes:                                               # one folder per student
+            write(submission(blank, {**source.answers, mistake["cell"]: mistake["source"]}),
+                  mistake["name"], notebook)
+        (folder / "broken.ipynb").write_text('{"cells": [{"cell_type": "code", ')
+        (folder / "empty.ipynb").write_text("")
+        write(submission(blank, {**source.answers, source.code_answers[0]: "import os\nos._exit(1)"}),
+              "crash", assignment, notebook)
+        before = tree_digest(folder)
+        assert cli(course.root, "grade", folder, "--assignment", assignment) == 0
+        outcomes = {o["student"]: o for o in Outcomes(course).all(assignment)}
+        result[assignment] = (folder, before, outcomes)
+    return result
+
+
+def autograded_points(source, outcome):
+    return {name: score for name, (score, _) in outcome["parts"].items() if name in source.tests}
+
+
+# --- nbgrader validate: the source passes, the release fails every test ----
+def nbgrader_validate(course, notebook, *flags):
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(notebook), *flags],
+                            cwd=course.root, capture_output=True, text=True, timeout=900)
+    return result.stdout + result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_source_passes_nbgrader_validate(course, assignment):
+    output = nbgrader_validate(course, course.source / assignment / f"{assignment}.ipynb")
+    assert "Success! Your notebook passes all the tests." in output, output[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_fails_every_test(course, assignment):
+    output = nbgrader_validate(course, course.release_dir / assignment / f"{assignment}.ipynb", "--invert")
+    assert "Success! The notebook does not pass any tests." in output, output[-3000:]
+
+
+# --- the release -------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_gives_nothing_away(course, assignment):
+    source, blank = SOURCES[assignment], released(course, assignment)
+    assert check_release(course, assignment) == []
+    text = (course.release_dir / assignment / f"{assignment}.ipynb").read_text()
+    for marker in leaks.MARKERS:
+        assert marker not in text, f"the release still contains '{marker}'"
+    for name, answer in source.answers.items():
+        kept = [line.strip() for line in answer.splitlines()
+                if len(line.strip()) >= leaks.SHORTEST_SECRET and line.strip() in text]
+        secret = [line for line in kept if line in leaks.secret_lines(source.nb)]
+        assert not secret, f"lines of the solution of {name} are in the release: {secret}"
+    assert not any(cell.get("outputs") for cell in blank.cells), "the release has outputs"
+    assert set(nbgrader_cells(blank, grade=True)) == set(source.tests) | set(source.written)
+
+
+@pytest.mark.slow
+def test_release_check_catches_a_leak(course, tmp_path):
+    """check_release finds a solution line slipped into a released notebook."""
+    leaky = tmp_path / "course"
+    shutil.copytree(course.root, leaky, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
+    assignment = ASSIGNMENTS[0]
+    secret = sorted(leaks.secret_lines(SOURCES[assignment].nb))[0]
+    notebook = leaky / "release" / assignment / f"{assignment}.ipynb"
+    nb = nbformat.read(str(notebook), as_version=4)
+    nb.cells[-1].source += "\n# " + secret
+    nbformat.write(nb, str(notebook))
+    problems = check_release(Course(leaky), assignment)
+    assert len(problems) == 1 and secret in problems[0]
+
+
+# --- grading outcomes ----------------------------------------------------------
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_autograded_part_has_a_typical_mistake(assignment):
+    source = SOURCES[assignment]
+    covered = {m["fails"] for m in source.mistakes}
+    assert covered >= set(source.tests), (f"tests/mistakes/{assignment}.py has no mistake for "
+                                          f"{sorted(set(source.tests) - covered)}")
+    for mistake in source.mistakes:
+        assert mistake["cell"] in source.answers and mistake["fails"] in source.tests, mistake["name"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_reference_scores_full_marks(batches, assignment):
+    source, reference = SOURCES[assignment], batches[assignment][2]["reference"]
+    assert reference["status"] == GRADED, reference
+    assert autograded_points(source, reference) == source.tests
+    assert reference["score"] == sum(source.tests.values())
+    assert all(reference["parts"][name][0] is None for name in source.written), "written answers wait for a human"
+    assert reference["needs_manual_grade"] == bool(source.written)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_blank_scores_zero_everywhere(batches, assignment):
+    blank = batches[assignment][2]["blank"]
+    assert blank["status"] == GRADED, blank
+    assert all(score == 0 for score, _ in blank["parts"].values()), blank["parts"]
+    assert blank["score"] == 0 and not blank["needs_manual_grade"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment, mistake", MISTAKES, ids=[f"{a}-{m['name']}" for a, m in MISTAKES])
+def test_mistake_loses_exactly_its_part(batches, assignment, mistake):
+    source, outcome = SOURCES[assignment], batches[assignment][2][mistake["name"]]
+    assert outcome["status"] == GRADED, outcome
+    expected = dict(source.tests, **{mistake["fails"]: 0})
+    assert autograded_points(source, outcome) == expected, f"{mistake['what']}: {outcome['parts']}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_bad_submissions_are_reported_not_zeroed(course, batches, assignment):
+    outcomes = batches[assignment][2]
+    for student, words in BAD.items():
+        outcome = outcomes[student]
+        assert outcome["status"] == FAILED and words in outcome["reason"], outcome
+        assert outcome["score"] is None
+        assert not course.student_folder("autograded", student, assignment).exists()
+    graded = {s for s, o in outcomes.items() if o["status"] == GRADED}
+    assert graded == {"reference", "blank"} | {m["name"] for m in SOURCES[assignment].mistakes}
+    in_gradebook = set(gradebook.students(course, assignment))
+    assert graded <= in_gradebook and not in_gradebook & set(BAD), "no 0 in the gradebook for them either"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_grading_never_modifies_the_submissions(batches, assignment):
+    folder, before, _ = batches[assignment]
+    assert tree_digest(folder) == before
+
+
+@pytest.mark.slow
+def test_grading_again_changes_nothing(course, batches, tmp_path):
+    """Unchanged graded submissions are skipped; the outcomes and scores stay as they were."""
+    assignment = ASSIGNMENTS[0]
+    folder, _, outcomes = batches[assignment]
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copytree(folder / "reference", again / "reference")
+    shutil.copy(folder / "blank.ipynb", again)
+    shutil.copy(folder / "broken.ipynb", again)
+    assert cli(course.root, "grade", again, "--assignment", assignment) == 0
+    now = {o["student"]: o for o in Outcomes(course).all(assignment)}
+    for student in ("reference", "blank"):
+        assert now[student] == outcomes[student]
+    assert now["broken"]["status"] == FAILED and now["broken"]["reason"] == outcomes["broken"]["reason"]
+
+
+# --- feedback -------------------------------------------------------------------
+def feedback_text(course, assignment, student):
+    page = course.student_folder("feedback", student, assignment) / f"{assignment}.html"
+    return leaks.html_text(page.read_text())
+
+
+@pytest.fixture(scope="module")
+def feedback(course, batches):
+    assert cli(course.root, "feedback") == 0
+    return batches
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_feedback_has_no_hidden_tests_or_solutions(course, feedback, assignment):
+    source, outcomes = SOURCES[assignment], feedback[assignment][2]
+    secrets = leaks.secret_lines(source.nb)
+    for student, outcome in outcomes.items():
+        page = course.student_folder("feedback", student, assignment) / f"{assignment}.html"
+        assert page.is_file() == (outcome["status"] == GRADED), student
+        if not page.is_file():
+            continue
+        text = feedback_text(course, assignment, student)
+        own = leaks.notebook_text(nbformat.read(
+            str(course.student_folder("submitted", student, assignment) / f"{assignment}.ipynb"), as_version=4))
+        assert leaks.find_leaks(text, secrets, own) == [], student
+        assert "BEGIN HIDDEN TESTS" not in text and "more tests ran here during grading" in text
+    blank = feedback_text(course, assignment, "blank")
+    shown = [line for line in secrets if line in blank]
+    assert not shown, f"the blank submission's feedback shows lines of the solutions or hidden tests: {shown}"
+
+
+@pytest.mark.slow
+def test_hw01_feedback_keeps_the_teaching_messages(course, feedback):
+    """A visible test's message and a hidden test's message both reach the student."""
+    factor = feedback_text(course, "hw01", "mass-matrix-missing-factor-2")
+    assert "M[0,0] = m1*l1**2 + m2*(l1 + l2)**2 = 5; yours is 4" in factor
+    friction = feedback_text(course, "hw01", "motor-side-friction-over-n_r")
+    assert "the friction term of the link side divided by n_r is" in friction
+    assert "check_motor_side_equivalence" not in friction
+
+
+# --- export and status ----------------------------------------------------------
+@pytest.mark.slow
+def test_export_csv(course, batches, tmp_path, capsys):
+    out = tmp_path / "grades.csv"
+    assert cli(course.root, "export", "--out", out) == 0
+    with open(out, newline="") as f:
+        reader = csv.DictReader(f)
+        assert reader.fieldnames == COLUMNS
+        rows = {(r["assignment"], r["student_id"]): r for r in reader}
+    for assignment, source in SOURCES.items():
+        auto = sum(source.tests.values())
+        most = auto + sum(source.written.values())
+        assert rows[(assignment, "reference")] == {
+            "student_id": "reference", "assignment": assignment, "status": GRADED, "score": f"{auto:g}",
+            "max_score": f"{most:g}", "needs_manual_grading": "yes" if source.written else "no",
+            "reason": "", "notes": ""}
+        assert rows[(assignment, "blank")]["score"] == "0"
+        assert rows[(assignment, "blank")]["needs_manual_grading"] == "no"
+        for mistake in source.mistakes:
+            assert rows[(assignment, mistake["name"])]["score"] == f"{auto - source.tests[mistake['fails']]:g}"
+        for student in BAD:
+            row = rows[(assignment, student)]
+            assert row["status"] == FAILED and row["score"] == "" and row["reason"], row
+    assert cli(course.root, "status") == 0
+    table = capsys.readouterr().out
+    assert "could not be graded: the kernel died" in table
+
+
+# --- hw01: a zip with other layouts, a slow cell, a notebook of another course ---
+@pytest.mark.slow
+def test_hw01_zip_batch(course, tmp_path, monkeypatch):
+    answers = SOURCES["hw01"].answers
+    archive = tmp_path / "downloaded.zip"
+    slow = submission(released(course, "hw01"), {**answers, "answer-energy": "import time\ntime.sleep(600)"})
+    stranger = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('hello')")])
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("submissions/slow/hw01 (1).ipynb", nbformat.writes(slow))
+        zf.writestr("submissions/stranger.ipynb", nbformat.writes(stranger))
+        zf.writestr("submissions/zed.ipynb", "not a notebook")
+        zf.writestr("__MACOSX/submissions/._zed.ipynb", "junk")
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    monkeypatch.setenv("RBD_CELL_TIMEOUT", "5")
+    assert cli(course.root, "grade", archive, "--assignment", "hw01") == 0
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() == digest
+    outcomes = {o["student"]: o for o in Outcomes(course).all("hw01")}
+    assert (course.student_folder("submitted", "slow", "hw01") / "hw01.ipynb").is_file()
+    slow_outcome = outcomes["slow"]
+    assert slow_outcome["status"] == GRADED, slow_outcome
+    assert slow_outcome["parts"]["test-energy"][0] == 0
+    assert slow_outcome["parts"]["test-mass-matrix"][0] == 3
+    assert any("answer-energy ran past the 5 s limit" in note for note in slow_outcome["notes"])
+    assert outcomes["stranger"]["status"] == FAILED and "not a hw01 notebook" in outcomes["stranger"]["reason"]
+    assert outcomes["zed"]["status"] == FAILED and "not valid JSON" in outcomes["zed"]["reason"]
+
+
+@pytest.mark.slow
+def test_whole_notebook_time_limit(course, tmp_path):
+    assignment = ASSIGNMENTS[0]
+    folder = tmp_path / "late"
+    folder.mkdir()
+    nbformat.write(submission(released(course, assignment), SOURCES[assignment].answers),
+                   str(folder / "tortoise.ipynb"))
+    assert cli(course.root, "grade", folder, "--assignment", assignment, "--time-limit", "1") == 0
+    outcome = Outcomes(course).get(assignment, "tortoise")
+    assert outcome["status"] == FAILED and "longer than 1 s" in outcome["reason"], outcome
+    assert not course.student_folder("autograded", "tortoise", assignment).exists()
+
+
+# --- fast checks of the pieces (no nbgrader run) ----------------------------------
+def test_submission_layouts(tmp_path):
+    base = tmp_path / "wrapper" / "batch"
+    for parts in [("ann", "hw01", "hw01.ipynb"), ("bob", "hw01 (2).ipynb"), ("cy.ipynb",),
+                  ("dee", "hw01.ipynb"), ("dee", "notes.ipynb"), ("eve", "a.ipynb"), ("eve", "b.ipynb"),
+                  ("fay", "README.txt"), ("ann.ipynb",), (".ipynb_checkpoints", "x.ipynb")]:
+        path = base.joinpath(*parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}")
+    found = {s.student: s for s in submissions.find(tmp_path / "wrapper", "hw01", ["hw01"])}
+    assert set(found) == {"ann", "bob", "cy", "dee", "eve", "fay"}
+    assert "several submissions for student ann" in found["ann"].problem
+    assert found["bob"].files == {"hw01": base / "bob" / "hw01 (2).ipynb"}
+    assert found["cy"].files == {"hw01": base / "cy.ipynb"}
+    assert found["dee"].files == {"hw01": base / "dee" / "hw01.ipynb"}
+    assert "2 notebooks" in found["eve"].problem
+    assert "no notebook" in found["fay"].problem
+    assert submissions.student_id("Jo Doe (late)") == "Jo_Doe_late"
+    assert {"ann", "hw01", "bob", "hw01 (2)", "README.txt"} <= submissions.names_inside(tmp_path / "wrapper")
+
+
+def test_notebook_checks(tmp_path):
+    ids = set(nbgrader_cells(SOURCES["hw01"].nb))
+    cases = {"empty": "", "json": "{nope", "format": json.dumps({"cells": 3}),
+             "binary": b"\xff\xfe\x00".decode("latin-1")}
+    expected = {"empty": "empty", "json": "not valid JSON", "format": "not a valid Jupyter notebook",
+                "binary": "not text"}
+    for name, content in cases.items():
+        path = tmp_path / f"{name}.ipynb"
+        path.write_bytes(content.encode("latin-1"))
+        assert expected[name] in submissions.check_notebook(path, "hw01", ids), name
+    assert submissions.check_notebook(SOURCES["hw01"].path, "hw01", ids) == ""
+
+
+def test_secret_lines_of_the_source():
+    secrets = leaks.secret_lines(SOURCES["hw01"].nb)
+    assert "Q_cartpole = sp.Matrix([f - b * xd + F, F * l * sp.cos(theta)])" in secrets
+    assert "def check_mass_matrix_everywhere():" in secrets
+    assert "import numpy as np" not in secrets and "def mass_matrix(q, m1, m2, l1, l2):" not in secrets
+
+
+def test_scrubber_hides_hidden_tests_keeps_messages():
+    cell = nbformat.v4.new_code_cell(
+        '"""Checks x."""\nassert x == 1, "x must be 1"\n### BEGIN HIDDEN TESTS\nassert x != 7, "secret"\n'
+        "### END HIDDEN TESTS",
+        metadata={"nbgrader": {"grade": True, "solution": False, "grade_id": "t", "points": 1}})
+    cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="x must not be 7",
+                                           traceback=['----> 4 assert x != 7, "secret"'])]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nb, _ = HideHiddenTests().preprocess(nb, {})
+    source, output = nb.cells[0].source, nb.cells[0].outputs[0]
+    assert "secret" not in source and "BEGIN HIDDEN" not in source and 'assert x == 1, "x must be 1"' in source
+    assert output["traceback"] == ["AssertionError: x must not be 7"]
