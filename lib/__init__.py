@@ -1,6 +1,7 @@
 """The shared package of the rigid-body dynamics course companion.
 
-One module per topic, in book order. Every mechanical system speaks the
+One module per topic, in book order; the modules are importable as
+``lib.<topic>`` (``from lib import lcp``). Every mechanical system speaks the
 protocol of :class:`lib.system.ManipulatorSystem`:
 M(q) v̇ + C(q, v) v = tau_g(q) + B u (+ tau_ext).
 
@@ -13,12 +14,12 @@ from .system import ManipulatorSystem, Trajectory
 from .lagrange import (ManipulatorForm, SymbolicSystem, christoffel_coriolis, lagrange_equations,
                        manipulator_form, time_derivative)
 from .pendulum import ActuatedPendulum, DoublePendulum, SimplePendulum
-from . import plotting
+from . import integrators, lcp, manipulators, plotting, rigid_body, sysid, timestepping
 
 __all__ = [
     "ManipulatorSystem", "Trajectory",
     "ManipulatorForm", "SymbolicSystem", "christoffel_coriolis", "lagrange_equations",
     "manipulator_form", "time_derivative",
     "ActuatedPendulum", "DoublePendulum", "SimplePendulum",
-    "plotting",
+    "integrators", "lcp", "manipulators", "plotting", "rigid_body", "sysid", "timestepping",
 ]

@@ -53,6 +53,21 @@ class AnimationHTML(str):
         return f"<animation: {self.frames} frames, {len(self) / 1e6:.2f} MB of HTML>"
 
 
+def offline_player(html, frames):
+    """Wrap the HTML of ``FuncAnimation.to_jshtml()`` so it plays offline in a static page.
+
+    Matplotlib's player links a Font Awesome style sheet from a CDN; it is
+    dropped and the buttons are drawn as text. Use it for animations a chapter
+    draws itself; ``frames`` is the number of frames (for the short repr).
+
+    >>> offline_player('<div class="anim-state">x</div>', 1)
+    <animation: 1 frames, 0.00 MB of HTML>
+
+    Introduced in: chapter 2.
+    """
+    return AnimationHTML(_offline(html), int(frames))
+
+
 def _offline(html):
     """Drop the CDN style sheet from matplotlib's player and draw the buttons as text."""
     html = _CDN_LINK.sub("", html)
