@@ -14,12 +14,14 @@ from .system import ManipulatorSystem, Trajectory
 from .lagrange import (ManipulatorForm, SymbolicSystem, christoffel_coriolis, lagrange_equations,
                        manipulator_form, time_derivative)
 from .pendulum import ActuatedPendulum, DoublePendulum, SimplePendulum
-from . import integrators, lcp, manipulators, plotting, rigid_body, sysid, timestepping
+from . import (constraints, contact, hybrid, impulse, integrators, lcp, manipulators, plotting, rigid_body, sysid,
+               timestepping, trajopt)
 
 __all__ = [
     "ManipulatorSystem", "Trajectory",
     "ManipulatorForm", "SymbolicSystem", "christoffel_coriolis", "lagrange_equations",
     "manipulator_form", "time_derivative",
     "ActuatedPendulum", "DoublePendulum", "SimplePendulum",
-    "integrators", "lcp", "manipulators", "plotting", "rigid_body", "sysid", "timestepping",
+    "constraints", "contact", "hybrid", "impulse", "integrators", "lcp", "manipulators", "plotting", "rigid_body",
+    "sysid", "timestepping", "trajopt",
 ]
