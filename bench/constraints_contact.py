@@ -44,36 +44,43 @@ def biped_rows():
              "value": rate, "note": "n = 7, m = 2, PD-held joints"}]
 
 
-def landing_rows(k=1e7, target=1e-8):
-    """Work to reach the same accuracy on a stiff landing: loosen rtol until the height error exceeds target."""
+def landing_rows(k=1e6, d=300.0, target=1e-8):
+    """Work to reach the same accuracy on a stiff landing: the loosest rtol whose height error is within target.
+
+    A 1 kg ball drops 1 cm onto a Hunt–Crossley contact (continuous force, so
+    the reference is cheap to get right) damped enough to stay down; after the
+    landing, an explicit method is held near its stability limit by the
+    contact frequency, an implicit one is not.
+    """
     ball = PlanarRigidBody.disk(m=1.0, r=0.1)
-    system = CompliantSystem(ball, PlaneContact(ball), CompliantContact(k=k, b=2 * 0.7 * np.sqrt(k * ball.m)))
-    q0, v0, t_final = [0.0, 0.12, 0.0], [0.0, 0.0, 0.0], 1.0
-    reference = simulate_ivp(system, q0, v0, t_final, method="Radau", rtol=1e-11, atol=1e-13, num=200)
+    system = CompliantSystem(ball, PlaneContact(ball), CompliantContact(k=k, model="hunt-crossley", d=d))
+    q0, v0, t_final = [0.0, 0.11, 0.0], [0.0, 0.0, 0.0], 1.0
+    reference = simulate_ivp(system, q0, v0, t_final, method="Radau", rtol=1e-9, atol=1e-12, num=200)
     rows = []
     for method in ("RK45", "DOP853", "Radau", "BDF"):
         best = None
-        for rtol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9):
+        for rtol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8):
             t0 = time.perf_counter()
             run = simulate_ivp(system, q0, v0, t_final, method=method, rtol=rtol, atol=rtol * 1e-3, num=200)
             seconds = time.perf_counter() - t0
             error = np.abs(run.trajectory.q[:, 1] - reference.trajectory.q[:, 1]).max()
             if error <= target:
-                best = (run, rtol, seconds, error)
+                best = (run, rtol, seconds)
                 break
+        name = f"stiff landing k={k:.0e}, {method}, height error ≤ {target:g} m"
         if best is None:
-            rows.append({"benchmark": f"stiff landing k = {k:.0e} N/m, {method}", "unit": "nfev", "value": np.nan,
-                         "note": f"error above {target:g} m at rtol 1e-9"})
+            rows.append({"benchmark": name, "unit": "nfev", "value": np.nan, "note": "not reached at rtol 1e-8"})
             continue
-        run, rtol, seconds, error = best
-        rows.append({"benchmark": f"stiff landing k = {k:.0e} N/m, {method} (height error ≤ {target:g} m)",
-                     "unit": "nfev", "value": run.nfev,
-                     "note": f"rtol {rtol:g}, {run.steps} steps, {run.njev} Jacobians, {seconds:.2f} s"})
+        run, rtol, seconds = best
+        rows.append({"benchmark": name, "unit": "nfev", "value": run.nfev,
+                     "note": f"rtol {rtol:g}: {run.steps} steps (mean {1e3 * t_final / run.steps:.2f} ms), "
+                             f"{run.njev} Jacobians, {seconds:.2f} s"})
     rows.append({"benchmark": f"explicit RK4 step limit at k = {k:.0e} N/m, m = 1 kg", "unit": "ms",
-                 "value": 1e3 * explicit_step_limit(1.0, k, "rk4"), "note": "2√2/ω"})
+                 "value": 1e3 * explicit_step_limit(1.0, k, "rk4"), "note": "2√2/ω, ω = √(k/m)"})
     k_h = required_stiffness(180.0, 1e-3)
     rows.append({"benchmark": "humanoid 180 kg, 1 mm at rest: required stiffness", "unit": "N/m", "value": k_h,
-                 "note": f"m g / 1 mm; whole mass on one spring: RK4 step limit {1e3 * explicit_step_limit(180.0, k_h, 'rk4'):.2f} ms"})
+                 "note": f"m g / 1 mm; whole mass on one spring: RK4 step limit "
+                         f"{1e3 * explicit_step_limit(180.0, k_h, 'rk4'):.1f} ms"})
     return rows
 
 

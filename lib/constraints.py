@@ -43,7 +43,7 @@ from scipy.optimize import brentq
 from . import _checks
 from .system import ManipulatorSystem
 
-#: Relative cut-off below which singular values of H M⁻¹ Hᵀ count as zero.
+#: Relative cut-off below which eigenvalues of H M⁻¹ Hᵀ count as zero (pseudo-inverse).
 PINV_RTOL = 1e-10
 
 

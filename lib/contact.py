@@ -448,7 +448,7 @@ def piecewise_linear_mu(v_t, mu_s, mu_d, v_s):
 
 
 def _smoothstep(x):
-    """3x⁵… the quintic step 10x³ − 15x⁴ + 6x⁵ on [0, 1]: value 0 → 1, first and second derivatives 0 at both ends."""
+    """The quintic step S(x) = 10x³ − 15x⁴ + 6x⁵ on [0, 1]: from 0 to 1, with S' = S'' = 0 at both ends."""
     x = np.clip(x, 0.0, 1.0)
     return x**3 * (10 - 15 * x + 6 * x**2)
 

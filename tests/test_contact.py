@@ -315,7 +315,9 @@ def test_negative_law_parameters_are_rejected_by_name():
     with pytest.raises(ValueError, match="v_s"):
         piecewise_linear_mu(0.1, 0.5, 0.3, -0.01)
     with pytest.raises(ValueError, match="k must"):
-        required_stiffness(180.0, depth=1e-3) and steady_penetration(1.0, k=-5.0)
+        steady_penetration(1.0, k=-5.0)
+    with pytest.raises(ValueError, match="depth"):
+        required_stiffness(180.0, depth=0.0)
     with pytest.raises(ValueError, match="radius"):
         signed_distance([0.0, 1.0], radius=-0.1)
 
