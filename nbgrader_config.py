@@ -26,6 +26,7 @@ import os
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
 
+from autograder.leaks import MARKERS
 from autograder.scrub import HideHiddenTests
 
 c = get_config()  # noqa: F821 (defined by the loader that runs this file)
@@ -43,15 +44,13 @@ c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = os.environ.get("RBD_GRADEBOOK_URL") or "sqlite:///" + os.path.join(ROOT, "gradebook.db")
 
 # --- release: strip solutions, hidden tests and outputs ------------------------
-# Everything between "### BEGIN SOLUTION" and "### END SOLUTION" becomes the
+# Everything between the solution markers (autograder.leaks.MARKERS) becomes the
 # stub below; a written-answer cell without the markers becomes text_stub.
-c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
-c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
+c.ClearSolutions.begin_solution_delimeter, c.ClearSolutions.end_solution_delimeter = MARKERS[0], MARKERS[1]
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.ClearSolutions.enforce_metadata = True
-c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
-c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
+c.ClearHiddenTests.begin_test_delimeter, c.ClearHiddenTests.end_test_delimeter = MARKERS[2], MARKERS[3]
 c.ClearHiddenTests.enforce_metadata = True
 c.ClearOutput.remove_metadata_fields = ["collapsed", "scrolled", "execution"]
 
