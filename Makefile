@@ -83,7 +83,7 @@ release: setup
 	$(BIN)/python -m autograder release
 
 grade: setup
-	$(BIN)/python -m autograder grade $(SUBMISSIONS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+	$(BIN)/python -m autograder grade $(SUBMISSIONS) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(JOBS),--jobs $(JOBS))
 
 feedback: setup
 	$(BIN)/python -m autograder feedback

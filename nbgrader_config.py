@@ -24,8 +24,11 @@ do): every path follows the file.
 import os
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import GetGrades
+from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades, IgnorePattern, LimitOutput,
+                                    SaveAutoGrades)
 
+from autograder.judge import Judge
 from autograder.leaks import MARKERS
 from autograder.scrub import HideHiddenTests
 
@@ -41,7 +44,11 @@ c.CourseDirectory.release_directory = "release"
 c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
-c.CourseDirectory.db_url = os.environ.get("RBD_GRADEBOOK_URL") or "sqlite:///" + os.path.join(ROOT, "gradebook.db")
+DB_URL = os.environ.get("RBD_GRADEBOOK_URL") or "sqlite:///" + os.path.join(ROOT, "gradebook.db")
+if DB_URL.startswith("sqlite") and "timeout=" not in DB_URL:
+    # students are graded in parallel: a writer waits for the lock instead of failing at once
+    DB_URL += ("&" if "?" in DB_URL else "?") + "timeout=120"
+c.CourseDirectory.db_url = DB_URL
 
 # --- release: strip solutions, hidden tests and outputs ------------------------
 # Everything between the solution markers (autograder.leaks.MARKERS) becomes the
@@ -55,7 +62,13 @@ c.ClearHiddenTests.enforce_metadata = True
 c.ClearOutput.remove_metadata_fields = ["collapsed", "scrolled", "execution"]
 
 # --- grading -----------------------------------------------------------------
-c.Execute.timeout = int(os.environ.get("RBD_CELL_TIMEOUT", "60"))
+# nbgrader's Execute (the student's code and the tests in one kernel) is
+# replaced by the Judge: the student's cells run in a sandboxed process, the
+# tests here, taking only plain values from it (autograder/THREATS.md).
+c.Autograde.autograde_preprocessors = [Judge, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+c.Judge.course_root = ROOT
+c.Judge.timeout = c.Execute.timeout = int(os.environ.get("RBD_CELL_TIMEOUT", "60"))
 c.Execute.interrupt_on_timeout = True
 # A deleted test cell is put back from the gradebook (and run), not scored 0.
 c.OverwriteCells.add_missing_cells = True

@@ -22,6 +22,9 @@ def build_parser():
     grade.add_argument("--assignment", help="default: the only assignment there is, or the only one whose "
                                             "name appears among the submitted files")
     grade.add_argument("--force", action="store_true", help="grade again even unchanged submissions")
+    grade.add_argument("--jobs", type=int, metavar="N", help="students graded at once (default: one per core)")
+    grade.add_argument("--dask", metavar="ADDRESS", help="grade on a Dask distributed cluster: its scheduler's "
+                       "address (tcp://host:8786), or 'local' for a cluster of --jobs workers here")
     grade.add_argument("--time-limit", type=int, metavar="SECONDS",
                        help="limit for one whole notebook (default: $RBD_GRADE_TIME_LIMIT or 900)")
     grade.add_argument("--memory-limit", type=int, metavar="MB",
@@ -52,7 +55,8 @@ def main(argv=None):
             from . import grade
             grade.grade(course, args.path, args.assignment, force=args.force,
                         time_limit=args.time_limit if args.time_limit is not None else grade.TIME_LIMIT,
-                        memory_mb=args.memory_limit if args.memory_limit is not None else grade.MEMORY_MB)
+                        memory_mb=args.memory_limit if args.memory_limit is not None else grade.MEMORY_MB,
+                        jobs=args.jobs, dask=args.dask)
         elif args.command == "feedback":
             from .feedback import feedback
             feedback(course, args.assignment)

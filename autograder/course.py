@@ -106,6 +106,8 @@ class Course:
         env = dict(os.environ, PYTHONUNBUFFERED="1", PATH=os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
 
         def limit_memory():
+            from .sandbox import die_with_parent
+            die_with_parent()  # a grader killed with -9 takes its nbgrader runs (and their sandboxes) along
             if memory_mb:
                 cap = int(memory_mb) * 1024 * 1024
                 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))

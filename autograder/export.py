@@ -3,13 +3,15 @@
 One row per (student, assignment). Scores come fresh from the gradebook, so
 hand-graded written answers entered in nbgrader's formgrader are included. A
 submission that could not be graded has an empty score, the status
-``could not be graded`` and the reason: never a plain 0.
+``could not be graded`` and the reason: never a plain 0. A submission whose
+code looks like an attempt on the grader is scored as usual (only correct
+values earn points) with the status ``flagged for review`` and the evidence.
 """
 
 import csv
 
 from . import gradebook
-from .outcomes import FAILED, GRADED, Outcomes
+from .outcomes import FAILED, FLAGGED, GRADED, SCORED, Outcomes
 
 COLUMNS = ["student_id", "assignment", "status", "score", "max_score", "needs_manual_grading", "reason", "notes"]
 
@@ -30,7 +32,7 @@ def rows(course, assignment=None):
             row = {"student_id": student, "assignment": name, "status": outcome["status"],
                    "score": "", "max_score": f"{most:g}", "needs_manual_grading": "",
                    "reason": outcome.get("reason", ""), "notes": "; ".join(outcome.get("notes", []))}
-            if outcome["status"] == GRADED:
+            if outcome["status"] in SCORED:
                 scores = gradebook.scores(course, name, student)
                 if scores is None:
                     row.update(status=FAILED, reason="graded earlier, but the gradebook has no score for it now")
@@ -66,5 +68,6 @@ def status(course, assignment=None, report=print):
         report(f"{r['assignment']:<10}  {r['student_id']:<{width}}  {score:>11}  {r['status']}"
                + (f": {detail}" if detail else ""))
     failed = sum(r["status"] == FAILED for r in table)
-    report(f"{len(table) - failed} graded, {failed} could not be graded")
+    flagged = sum(r["status"] == FLAGGED for r in table)
+    report(f"{len(table) - failed} graded ({flagged} flagged for review), {failed} could not be graded")
     return table

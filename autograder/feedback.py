@@ -9,7 +9,7 @@ student did not write themselves, the page is deleted and the command fails.
 
 from . import leaks
 from .course import CourseError
-from .outcomes import GRADED, Outcomes
+from .outcomes import SCORED, Outcomes
 
 
 def check_feedback(course, assignment, student):
@@ -33,12 +33,12 @@ def feedback(course, assignments=(), report=print):
     """Generate and check feedback for every graded submission; returns the pages written."""
     book = Outcomes(course)
     assignments = [course.check_assignment(a) for a in assignments] or \
-        sorted({o["assignment"] for o in book.all() if o["status"] == GRADED})
+        sorted({o["assignment"] for o in book.all() if o["status"] in SCORED})
     pages, problems = [], []
     if not assignments:
         report("nothing graded yet: no feedback to write")
     for assignment in assignments:
-        students = [o["student"] for o in book.all(assignment) if o["status"] == GRADED]
+        students = [o["student"] for o in book.all(assignment) if o["status"] in SCORED]
         if not students:
             report(f"{assignment}: no graded submissions, no feedback to write")
             continue

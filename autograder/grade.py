@@ -17,15 +17,20 @@ A submission that is unchanged since it was graded is skipped (``--force``
 grades it again), so re-running a batch, or resuming an interrupted one, is safe.
 """
 
+import concurrent.futures
 import hashlib
+import json
 import os
 import re
 import shutil
+import threading
+
+import nbformat
 
 from . import gradebook, submissions
 from .course import CourseError
 from .leaks import read_notebook
-from .outcomes import FAILED, GRADED, Outcomes, failed, now
+from .outcomes import FAILED, FLAGGED, GRADED, SCORED, Outcomes, failed, now
 
 TIME_LIMIT = int(os.environ.get("RBD_GRADE_TIME_LIMIT", "900"))   # seconds per submission
 MEMORY_MB = int(os.environ.get("RBD_GRADE_MEMORY_MB", "4096"))     # address space of nbgrader + kernel
@@ -86,10 +91,30 @@ def timed_out_cells(graded_notebook, cell_timeout):
     """Cells that nbgrader interrupted at the per-cell time limit."""
     found = []
     for index, cell in enumerate(read_notebook(graded_notebook).cells):
-        if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
+        if any(o.get("ename") in ("CellTimeoutError", "CellTimeout") for o in cell.get("outputs", [])):
             name = cell.metadata.get("nbgrader", {}).get("grade_id", f"#{index}")
             found.append(f"cell {name} ran past the {cell_timeout} s limit and was interrupted")
     return found
+
+
+def normalize(path):
+    """Make the copy of a submission safe for nbgrader: a cell id repeated (a copied test cell) is kept once.
+
+    Only the copy in submitted/ is changed; returns notes for the instructor.
+    """
+    nb = read_notebook(path)
+    seen, kept, notes = set(), [], []
+    for cell in nb.cells:
+        name = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if name and name in seen:
+            notes.append(f"cell {name} appeared more than once; the first was kept")
+            continue
+        seen.add(name)
+        kept.append(cell)
+    if notes:
+        nb.cells = kept
+        nbformat.write(nb, str(path))
+    return notes
 
 
 def forget(course, assignment, student):
@@ -102,8 +127,12 @@ def forget(course, assignment, student):
             folder.parent.rmdir()
 
 
-def grade_one(course, assignment, submission, book, ids, force, time_limit, memory_mb):
-    """Grade one student's submission; returns its outcome (and whether it was skipped as unchanged)."""
+def grade_one(course, assignment, submission, previous, ids, force, time_limit, memory_mb):
+    """Grade one student's submission; returns its outcome (and whether it was skipped as unchanged).
+
+    ``previous`` is the student's earlier outcome, if any. Runs anywhere that
+    sees the course folder and the gradebook (a thread here, or a Dask worker).
+    """
     student, names = submission.student, list(course.source_notebooks(assignment))
     extra = {"source": submission.label}
     if submission.problem:
@@ -112,8 +141,7 @@ def grade_one(course, assignment, submission, book, ids, force, time_limit, memo
 
     extra["sha256"] = fingerprint(submission.files)
     graded_notebooks = [course.student_folder("autograded", student, assignment) / f"{n}.ipynb" for n in names]
-    previous = book.get(assignment, student)
-    if (not force and previous and previous["status"] == GRADED and previous.get("sha256") == extra["sha256"]
+    if (not force and previous and previous["status"] in SCORED and previous.get("sha256") == extra["sha256"]
             and all(p.is_file() for p in graded_notebooks)):
         current = gradebook.scores(course, assignment, student)
         if current is not None:  # still in the gradebook: keep it, with any hand grading since
@@ -124,6 +152,7 @@ def grade_one(course, assignment, submission, book, ids, force, time_limit, memo
     folder.mkdir(parents=True)
     for name, original in submission.files.items():
         shutil.copyfile(original, folder / f"{name}.ipynb")
+    normalized = []
     for name in names:
         if not (folder / f"{name}.ipynb").is_file():
             forget(course, assignment, student)
@@ -132,6 +161,7 @@ def grade_one(course, assignment, submission, book, ids, force, time_limit, memo
         if problem:
             forget(course, assignment, student)
             return failed(assignment, student, problem, **extra), False
+        normalized += normalize(folder / f"{name}.ipynb")
 
     log_path = course.logs() / f"{assignment}.{student}.log"
     run = course.nbgrader("autograde", assignment, "--student", student, "--force",
@@ -142,18 +172,41 @@ def grade_one(course, assignment, submission, book, ids, force, time_limit, memo
         forget(course, assignment, student)
         return failed(assignment, student, reason, log=str(log_path.relative_to(course.root)), **extra), False
 
-    found = []
+    found, flags = list(normalized), []
     for name, graded in zip(names, graded_notebooks):
         released = course.release_dir / assignment / f"{name}.ipynb"
         if released.is_file():
             found += tampered_cells(folder / f"{name}.ipynb", released)
         found += timed_out_cells(graded, course.cell_timeout)
-    return dict(assignment=assignment, student=student, status=GRADED, reason="", notes=found,
-                graded_at=now(), log=str(log_path.relative_to(course.root)), **result, **extra), False
+        notes, evidence = judge_report(graded.with_suffix(".judge.json"), name)
+        found += notes
+        flags += evidence
+    return dict(assignment=assignment, student=student, status=FLAGGED if flags else GRADED, reason="",
+                notes=found + flags, graded_at=now(), log=str(log_path.relative_to(course.root)),
+                **result, **extra), False
 
 
-def grade(course, path, assignment=None, force=False, time_limit=TIME_LIMIT, memory_mb=MEMORY_MB, report=print):
-    """Grade every submission under ``path`` (a folder or a .zip); returns their outcomes."""
+def judge_report(path, notebook):
+    """Notes and evidence from the judge's report on one notebook (autograder/judge.py)."""
+    if not path.is_file():
+        return [f"{notebook}: the judge left no report"], []
+    report = json.loads(path.read_text())
+    notes = [f"{notebook}: {p}" for p in dict.fromkeys(report.get("problems", []))]
+    if report.get("sandbox", "ok") != "ok":
+        notes.append(f"{notebook}: graded without the sandbox ({report['sandbox']})")
+    evidence = [f"{notebook} cell {e['cell']} line {e['line']}: `{e['text']}` ({e['why']})"
+                for e in report.get("evidence", [])]
+    return notes, evidence
+
+
+def grade(course, path, assignment=None, force=False, time_limit=TIME_LIMIT, memory_mb=MEMORY_MB, report=print,
+          jobs=None, dask=None):
+    """Grade every submission under ``path`` (a folder or a .zip); returns their outcomes.
+
+    ``jobs`` students are graded at once (default: one per core), by threads
+    here, or by Dask workers when ``dask`` names a scheduler ("local" starts a
+    cluster of ``jobs`` workers on this machine).
+    """
     if assignment is None and len(course.assignments()) > 1:
         named = [a for a in course.assignments() if a in submissions.names_inside(path)]
         assignment = named[0] if len(named) == 1 else None
@@ -162,26 +215,90 @@ def grade(course, path, assignment=None, force=False, time_limit=TIME_LIMIT, mem
         raise CourseError(f"{assignment} is not in the gradebook yet: release it first "
                           f"(python -m autograder release {assignment})")
     book, ids = Outcomes(course), grade_ids(course, assignment)
-    results = []
-    with submissions.opened(path, assignment, list(course.source_notebooks(assignment))) as found:
-        if not found:
-            report(f"no submissions found in {path}")
-        for submission in found:
-            try:
-                outcome, skipped = grade_one(course, assignment, submission, book, ids, force, time_limit,
-                                             memory_mb)
-            except KeyboardInterrupt:
-                # Leave no half-graded student behind: the next run grades them from scratch.
-                forget(course, assignment, submission.student)
-                book.remove(assignment, submission.student)
-                raise
+    results, lock = [], threading.Lock()
+    jobs = max(1, int(jobs or os.cpu_count() or 1))
+    settings = (ids, force, time_limit, memory_mb)
+
+    def finish(outcome, skipped):
+        with lock:
             book.record(outcome)
             report(describe(outcome, skipped))
             results.append(outcome)
-    graded = sum(o["status"] == GRADED for o in results)
-    report(f"{assignment}: {graded} graded, {len(results) - graded} could not be graded "
+
+    def one(submission):
+        try:
+            finish(*grade_one(course, assignment, submission, book.get(assignment, submission.student), *settings))
+        except BaseException:
+            # Leave no half-graded student behind: the next run grades them from scratch.
+            with lock:
+                forget(course, assignment, submission.student)
+                book.remove(assignment, submission.student)
+            raise
+
+    with submissions.opened(path, assignment, list(course.source_notebooks(assignment))) as found:
+        if not found:
+            report(f"no submissions found in {path}")
+        elif dask:
+            _on_dask(dask, jobs, course, assignment, found, book, settings, finish, report)
+        elif jobs == 1:
+            for submission in found:
+                one(submission)
+        else:
+            # Each student is graded by an nbgrader process of its own: threads only wait for them.
+            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+                futures = [pool.submit(one, submission) for submission in found]
+                try:
+                    for future in concurrent.futures.as_completed(futures):
+                        future.result()
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    raise
+    results.sort(key=lambda o: o["student"])
+    graded = sum(o["status"] in SCORED for o in results)
+    flagged = sum(o["status"] == FLAGGED for o in results)
+    report(f"{assignment}: {graded} graded ({flagged} flagged for review), {len(results) - graded} could not be graded "
            f"(outcomes in {book.path.relative_to(course.root)})")
     return results
+
+
+def _on_dask(address, jobs, course, assignment, found, book, settings, finish, report):
+    """Fan the students out over a Dask ``distributed`` cluster: ``address`` of its scheduler, or "local".
+
+    The workers must see the course folder and the submissions at the same
+    paths (one machine, or a shared filesystem) and reach the gradebook (use
+    PostgreSQL, RBD_GRADEBOOK_URL, when they are on several machines). The
+    outcomes are recorded here, as they come back.
+    """
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        address = cluster.scheduler_address
+    try:
+        with Client(address) as client:
+            report(f"grading on the Dask cluster at {address} ({len(client.scheduler_info()['workers'])} workers)")
+            futures = {client.submit(grade_one, course, assignment, submission,
+                                     book.get(assignment, submission.student), *settings, pure=False): submission
+                       for submission in found}
+            try:
+                for future in as_completed(futures):
+                    submission = futures[future]
+                    try:
+                        finish(*future.result())
+                    except Exception as error:  # noqa: BLE001 (a lost worker is this student's outcome, not the batch's end)
+                        forget(course, assignment, submission.student)
+                        finish(failed(assignment, submission.student,
+                                      f"the grading worker failed: {type(error).__name__}: {error}"[:300],
+                                      source=submission.label), False)
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    finally:
+        if cluster is not None:
+            cluster.close()
 
 
 def describe(outcome, skipped=False):
@@ -189,7 +306,7 @@ def describe(outcome, skipped=False):
     who = f"{outcome['assignment']}/{outcome['student']}"
     if outcome["status"] == FAILED:
         return f"{who}: could not be graded: {outcome['reason']}"
-    line = f"{who}: graded, {outcome['score']:g} / {outcome['max_score']:g}"
+    line = f"{who}: {outcome['status']}, {outcome['score']:g} / {outcome['max_score']:g}"
     if outcome.get("needs_manual_grade"):
         line += " (written answers still to grade by hand)"
     if skipped:

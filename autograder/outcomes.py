@@ -13,7 +13,9 @@ import tempfile
 from datetime import datetime, timezone
 
 GRADED = "graded"
+FLAGGED = "flagged for review"  # graded, with evidence of an attempt on the grader for a person to look at
 FAILED = "could not be graded"
+SCORED = (GRADED, FLAGGED)
 
 
 def now():

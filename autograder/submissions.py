@@ -5,10 +5,18 @@ Accepted layouts (mixed freely, also inside a .zip, also under one wrapping fold
     <student>/<assignment>/<notebook>.ipynb   nbgrader's own layout
     <student>/<notebook>.ipynb                one folder per student
     <student>.ipynb                           one file per student
+    <name>_<userid>_<submissionid>_<file>     Canvas's "Download Submissions" zip
+    <name>_LATE_<userid>_<submissionid>_<file>   (flat; see canvas_file)
 
 A notebook named like the assignment's notebook is taken; a student with a
 single notebook of another name (``hw01 (1).ipynb``) is taken too and renamed.
 Nothing is ever written into the folder or the .zip.
+
+Canvas files are keyed by the Canvas user id (the number after the name): it
+never changes, is unique, and is the ``ID`` column of Canvas's gradebook
+export, so the grades can be matched back. The name part (the student's login
+or sortable name) is kept as a label only. When a student has several
+submissions in the zip, only the newest (highest submission id) is graded.
 """
 
 import contextlib
@@ -33,11 +41,61 @@ class Submission:
     label: str
     files: dict = field(default_factory=dict)
     problem: str = ""
+    name: str = ""  # a readable name when the id is a number (Canvas: the login or name)
 
 
 def student_id(name):
     """A safe student id from a folder or file name ('Jo Doe' -> 'Jo_Doe')."""
     return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name).strip("._") or "unnamed"
+
+
+# <name>_[LATE_]<user id>_<submission id>_<original file name>, as Canvas names each file of its zip.
+_CANVAS_IDS = re.compile(r"_(?:(?P<late>LATE)_)?(?P<user>[0-9]+)_(?P<submission>[0-9]+)_(?=.)")
+# Canvas appends -1, -2, ... to a file name the student had already uploaded (hw01-1.ipynb).
+_RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>[0-9]+)$")
+
+
+@dataclass(frozen=True)
+class CanvasFile:
+    """The parts of one file name of Canvas's bulk download."""
+
+    name: str          # the student's login or name, as Canvas wrote it
+    user: str          # Canvas user id
+    submission: int    # Canvas submission id
+    late: bool
+    original: str      # the file name the student uploaded (with Canvas's -N suffix, if any)
+
+    @property
+    def stem(self):
+        """The uploaded file's name without .ipynb and without Canvas's -N suffix."""
+        stem = self.original.removesuffix(".ipynb")
+        match = _RESUBMITTED.match(stem)
+        return match["stem"] if match else stem
+
+    @property
+    def copy(self):
+        """Canvas's -N suffix (0 without one): the higher, the later the upload."""
+        match = _RESUBMITTED.match(self.original.removesuffix(".ipynb"))
+        return int(match["n"]) if match else 0
+
+
+def canvas_file(filename, names=()):
+    """The parts of a Canvas bulk-download file name, or None if it is not one.
+
+    Logins may contain underscores and so may uploaded file names, so a name can
+    split in more than one way: a split whose uploaded file is one of the
+    assignment's notebooks (``names``) wins, otherwise the leftmost one.
+    """
+    splits = []
+    for start in range(1, len(filename)):
+        match = _CANVAS_IDS.match(filename, start)
+        if match:
+            splits.append(CanvasFile(filename[:start], match["user"], int(match["submission"]),
+                                     bool(match["late"]), filename[match.end():]))
+    for split in splits:
+        if split.stem in names:
+            return split
+    return splits[0] if splits else None
 
 
 def _visible(path):
@@ -48,6 +106,8 @@ def _is_one_student(path, assignment, names):
     """Whether a folder looks like one student's hand-in rather than a folder of several."""
     entries = _visible(path)
     notebooks = [p for p in entries if p.suffix == ".ipynb"]
+    if notebooks and all(canvas_file(p.name, names) for p in notebooks):
+        return False  # Canvas's download (wrapped in a folder): one file per student
     return ((path / assignment).is_dir() or any(p.stem in names for p in notebooks)
             or (len(notebooks) == 1 and not any(p.is_dir() for p in entries)))
 
@@ -76,13 +136,47 @@ def _pick(folder, names, label):
                 f"{' or '.join(n + '.ipynb' for n in names)}")
 
 
+def _canvas(user, entries, names):
+    """One student's submission from their Canvas files: the newest submission (highest id) only."""
+    newest = max(parts.submission for parts, _ in entries)
+    chosen = sorted(((parts, entry) for parts, entry in entries if parts.submission == newest),
+                    key=lambda pair: pair[1].name)
+    name = chosen[0][0].name
+    notebooks = [(parts, entry) for parts, entry in chosen if entry.suffix == ".ipynb"]
+    files = {}
+    for notebook in names:
+        # hw01.ipynb and hw01-1.ipynb in one submission: Canvas's -1 is the later upload
+        same = sorted(((parts.copy, entry) for parts, entry in notebooks if parts.stem == notebook),
+                      key=lambda pair: pair[0])
+        if same:
+            files[notebook] = same[-1][1]
+    label = ", ".join(entry.name for entry in (list(files.values()) or [entry for _, entry in chosen]))
+    problem = ""
+    if not files:
+        if len(names) == 1 and len(notebooks) == 1:
+            files = {names[0]: notebooks[0][1]}
+            label = notebooks[0][1].name
+        elif not notebooks:
+            problem = f"no notebook in the Canvas submission {newest} of {name} (user {user}): {label}"
+        else:
+            problem = (f"{len(notebooks)} notebooks in the Canvas submission {newest} of {name} (user {user}) "
+                       f"and none named {' or '.join(n + '.ipynb' for n in names)}")
+    return Submission(student_id(user), label, files, problem, name=name)
+
+
 def find(base, assignment, names):
     """All submissions under the folder ``base`` (labels are paths relative to it)."""
     base = _unwrap(Path(base), assignment, names)
-    found = []
-    for entry in _visible(base):
+    found, canvas = [], {}
+    entries = _visible(base)
+    named = {entry: canvas_file(entry.name, names) for entry in entries if entry.is_file()}
+    # Other files named like Canvas's count only in a Canvas download (one with a notebook named so).
+    is_canvas = any(parts and entry.suffix == ".ipynb" for entry, parts in named.items())
+    for entry in entries:
         label = str(entry.relative_to(base))
-        if entry.is_file() and entry.suffix == ".ipynb":
+        if is_canvas and named.get(entry):
+            canvas.setdefault(named[entry].user, []).append((named[entry], entry))
+        elif entry.is_file() and entry.suffix == ".ipynb":
             if len(names) == 1:
                 found.append(Submission(student_id(entry.stem), label, {names[0]: entry}))
             else:
@@ -92,6 +186,7 @@ def find(base, assignment, names):
             inner = entry / assignment if (entry / assignment).is_dir() else entry
             files, problem = _pick(inner, names, str(inner.relative_to(base)))
             found.append(Submission(student_id(entry.name), label, files, problem))
+    found += [_canvas(user, canvas[user], names) for user in sorted(canvas, key=int)]
     by_student = {}
     for submission in found:
         by_student.setdefault(submission.student, []).append(submission)
@@ -143,7 +238,9 @@ def names_inside(path):
             paths = [Path(name) for name in zf.namelist()]
     else:
         return set()
-    return {part.removesuffix(".ipynb") for p in paths for part in p.parts}
+    found = {part.removesuffix(".ipynb") for p in paths for part in p.parts}
+    canvas = [canvas_file(p.name) for p in paths]
+    return found | {parts.stem for parts in canvas if parts}
 
 
 def check_notebook(path, assignment, grade_ids):

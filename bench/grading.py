@@ -1,11 +1,20 @@
-"""Grading time per submission against the floor: the same notebook executed in a fresh kernel.
+"""Grading throughput on a generated class of homework 1, against the floor.
 
-A scratch course (a copy of exercises/ and nbgrader_config.py) is released,
-then a class of submissions made from the reference solution is graded with
-``python -m autograder grade``. The floor is plain execution of the same
-notebook with nbclient.
+A scratch course (hw01 and nbgrader_config.py) is released, then a class of
+``RBD_BENCH_CLASS`` submissions (default 200) is generated: a third right, a
+third partly right (one or two answers replaced by a committed typical
+mistake), a third broken (blank, an endless loop, a crash, a file that is not
+a notebook). The class is graded with ``python -m autograder grade`` once with
+one worker and once with one worker per core (all submissions each time,
+``--force``). The floor is plain execution of the reference notebook in a
+fresh Jupyter kernel (nbclient), the cost of running the student's code once
+with nothing else.
 """
 
+import copy
+import importlib.util
+import os
+import random
 import shutil
 import subprocess
 import sys
@@ -17,41 +26,79 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
-STUDENTS = 4
+CLASS = int(os.environ.get("RBD_BENCH_CLASS", "200"))
 
 
-def _autograder(root, *args):
+def _autograder(root, *args, env=None):
     subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), *args], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
+def _class(released, source, folder):
+    spec = importlib.util.spec_from_file_location("mistakes", ROOT / "tests" / "mistakes" / "hw01.py")
+    mistakes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mistakes)
+    answers = {c.metadata.nbgrader["grade_id"]: "\n".join(l for l in c.source.splitlines() if "SOLUTION" not in l)
+               for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    broken = [{}, {"answer-energy": "while True:\n    pass"}, {"answer-acceleration": "import os\nos._exit(1)"}, None]
+    rng = random.Random(7)
+    for k in range(CLASS):
+        kind = k % 3
+        if kind == 0:
+            replace = dict(answers)
+        elif kind == 1:
+            replace = dict(answers)
+            for m in rng.sample(mistakes.MISTAKES, rng.choice([1, 2])):
+                replace[m["cell"]] = m["source"]
+        else:
+            replace = broken[(k // 3) % len(broken)]
+        path = folder / f"student{k:03d}.ipynb"
+        if replace is None:
+            path.write_text("{ not a notebook")
+            continue
+        nb = copy.deepcopy(released)
+        for cell in nb.cells:
+            name = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if name in replace:
+                cell.source = replace[name]
+        nbformat.write(nb, str(path))
 
 
 def run():
+    source_path = ROOT / "exercises" / "hw01" / "hw01.ipynb"
+    source = nbformat.read(source_path, as_version=4)
     rows = []
-    for source in sorted((ROOT / "exercises").glob("*/*.ipynb")):
-        assignment = source.parent.name
-        with tempfile.TemporaryDirectory() as tmp:
-            course = Path(tmp) / "course"
-            shutil.copytree(ROOT / "exercises", course / "exercises")
-            shutil.copy(ROOT / "nbgrader_config.py", course)
-            _autograder(course, "release", assignment)
-            hand_ins = Path(tmp) / "hand_ins"
-            for k in range(STUDENTS):
-                (hand_ins / f"student{k}").mkdir(parents=True)
-                shutil.copy(source, hand_ins / f"student{k}" / source.name)
+    with tempfile.TemporaryDirectory() as tmp:
+        course = Path(tmp) / "course"
+        shutil.copytree(ROOT / "exercises" / "hw01", course / "exercises" / "hw01")
+        shutil.copy(ROOT / "nbgrader_config.py", course)
+        env = dict(os.environ, RBD_GRADEBOOK_URL=f"sqlite:///{course / 'gradebook.db'}", RBD_CELL_TIMEOUT="10")
+        _autograder(course, "release", "hw01", env=env)
+        released = nbformat.read(course / "release" / "hw01" / "hw01.ipynb", as_version=4)
+        folder = Path(tmp) / "class"
+        folder.mkdir()
+        _class(released, source, folder)
 
-            nb = nbformat.read(source, as_version=4)
+        floors = []
+        for _ in range(3):
+            nb = nbformat.read(source_path, as_version=4)
             t0 = time.perf_counter()
             NotebookClient(nb, timeout=600, kernel_name="python3",
-                           resources={"metadata": {"path": str(source.parent)}}).execute()
-            floor = time.perf_counter() - t0
-
+                           resources={"metadata": {"path": str(source_path.parent)}}).execute()
+            floors.append(time.perf_counter() - t0)
+        floor = sorted(floors)[1]
+        rows.append({"benchmark": "hw01: plain execution of the reference, fresh kernel (floor)", "value": floor,
+                     "unit": "s", "note": "nbclient, median of 3"})
+        for jobs in (1, os.cpu_count() or 1):
             t0 = time.perf_counter()
-            _autograder(course, "grade", str(hand_ins), "--assignment", assignment)
-            per_submission = (time.perf_counter() - t0) / STUDENTS
-        rows += [
-            {"benchmark": f"{assignment}: plain execution, fresh kernel (floor)", "value": floor, "unit": "s",
-             "note": "nbclient"},
-            {"benchmark": f"{assignment}: grading per submission ({STUDENTS} in a batch)", "value": per_submission,
-             "unit": "s", "note": f"{per_submission / floor:.2f}x the floor"},
-        ]
+            _autograder(course, "grade", str(folder), "--assignment", "hw01", "--force", "--jobs", str(jobs),
+                        env=env)
+            elapsed = time.perf_counter() - t0
+            rows.append({"benchmark": f"hw01: grading a class of {CLASS}, {jobs} worker(s)",
+                         "value": CLASS / elapsed * 60, "unit": "submissions/min",
+                         "note": f"{elapsed / CLASS:.2f} s per submission = {elapsed / CLASS / floor:.2f}x the floor "
+                                 f"(a third right, a third partly right, a third broken)"})
+        one, many = rows[1]["value"], rows[2]["value"]
+        rows.append({"benchmark": "hw01: parallel speed-up", "value": many / one, "unit": "x",
+                     "note": f"{os.cpu_count()} workers against 1"})
     return rows

@@ -9,9 +9,10 @@ one batch of submissions is graded once for the whole module:
 * ``blank``: the released notebook as is; zero everywhere;
 * one submission per entry of tests/mistakes/<assignment>.py: the reference
   with that one answer replaced; it loses exactly that part's points;
-* ``broken`` (not JSON), ``empty`` (empty file) and ``crash`` (the kernel dies
-  in an answer cell): "could not be graded", never a 0, and the rest of the
-  batch is still graded.
+* ``broken`` (not JSON) and ``empty`` (empty file): "could not be graded",
+  never a 0, and the rest of the batch is still graded;
+* ``crash`` (os._exit in an answer cell): graded, losing only what needs that
+  cell (the cells after it run again without it).
 
 Then feedback and export are checked, and for hw01 a zip with other layouts, a
 cell that runs past its time limit and a notebook of another course. The fast
@@ -83,7 +84,7 @@ class Source:
 SOURCES = {a: Source(a) for a in ASSIGNMENTS}
 needs_hw01 = pytest.mark.skipif("hw01" not in ASSIGNMENTS, reason="RBD_ASSIGNMENTS leaves hw01 out")
 MISTAKES = [(a, m) for a in ASSIGNMENTS for m in SOURCES[a].mistakes]
-BAD = {"broken": "not valid JSON", "empty": "empty", "crash": "kernel died"}
+BAD = {"broken": "not valid JSON", "empty": "empty"}
 
 
 def cli(course_root, *args):
@@ -258,6 +259,17 @@ def test_mistake_loses_exactly_its_part(batches, assignment, mistake):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_crashing_cell_costs_only_what_depends_on_it(batches, assignment):
+    """os._exit in one answer cell: that answer is lost, the cells after it still run and earn their points."""
+    source, crash = SOURCES[assignment], batches[assignment][2]["crash"]
+    assert crash["status"] == GRADED, crash
+    points = autograded_points(source, crash)
+    assert 0 < sum(points.values()) < sum(source.tests.values()), points
+    assert sum(v == 0 for v in points.values()) <= 2, f"the crash cost more than its own part: {points}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_bad_submissions_are_reported_not_zeroed(course, batches, assignment):
     outcomes = batches[assignment][2]
     for student, words in BAD.items():
@@ -266,7 +278,7 @@ def test_bad_submissions_are_reported_not_zeroed(course, batches, assignment):
         assert outcome["score"] is None
         assert not course.student_folder("autograded", student, assignment).exists()
     graded = {s for s, o in outcomes.items() if o["status"] == GRADED}
-    assert graded == {"reference", "blank"} | {m["name"] for m in SOURCES[assignment].mistakes}
+    assert graded == {"reference", "blank", "crash"} | {m["name"] for m in SOURCES[assignment].mistakes}
     in_gradebook = set(gradebook.students(course, assignment))
     assert graded <= in_gradebook and not in_gradebook & set(BAD), "no 0 in the gradebook for them either"
 
@@ -364,7 +376,7 @@ def test_export_csv(course, batches, tmp_path, capsys):
             assert row["status"] == FAILED and row["score"] == "" and row["reason"], row
     assert cli(course.root, "status") == 0
     table = capsys.readouterr().out
-    assert "could not be graded: the kernel died" in table
+    assert "could not be graded: the file is not valid JSON" in table
 
 
 # --- hw01: a zip with other layouts, a slow cell, a notebook of another course ---
@@ -430,6 +442,7 @@ def test_submission_layouts(tmp_path):
     assert {"ann", "hw01", "bob", "hw01 (2)", "README.txt"} <= submissions.names_inside(tmp_path / "wrapper")
 
 
+@needs_hw01
 def test_notebook_checks(tmp_path):
     ids = set(nbgrader_cells(SOURCES["hw01"].nb))
     cases = {"empty": "", "json": "{nope", "format": json.dumps({"cells": 3}),
@@ -443,6 +456,7 @@ def test_notebook_checks(tmp_path):
     assert submissions.check_notebook(SOURCES["hw01"].path, "hw01", ids) == ""
 
 
+@needs_hw01
 def test_secret_lines_of_the_source():
     secrets = leaks.secret_lines(SOURCES["hw01"].nb)
     assert "Q_cartpole = sp.Matrix([f - b * xd + F, F * l * sp.cos(theta)])" in secrets

@@ -1,0 +1,201 @@
+"""Submissions that attack the grader, with the outcome each must get (autograder/THREATS.md).
+
+Each entry starts from ``base`` ("reference": every answer right; "blank": the
+released notebook) and replaces some answer cells (``replace``: grade_id ->
+source) or edits the notebook (``edit``: a function of the notebook).
+``expect`` is the outcome: ``status``; ``lost``, the test cells that must
+score 0 (every other test cell keeps its points); ``flag``, text that must
+appear in the evidence (status "flagged for review"); ``reason``, text of the
+reason when it could not be graded. tests/test_adversarial.py grades them all
+in one batch with the real grading command.
+"""
+
+import nbformat
+
+MASS_MATRIX = """\
+def mass_matrix(q, m1, m2, l1, l2):
+    c2 = np.cos(q[1])
+    corner = m2 * l2**2 + m2 * l1 * l2 * c2
+    return np.array([[(m1 + m2) * l1**2 + m2 * l2**2 + 2 * m2 * l1 * l2 * c2, corner],
+                     [corner, m2 * l2**2]])
+"""
+ALL = ["test-cartpole-energy", "test-cartpole-forces", "test-mass-matrix", "test-acceleration", "test-energy",
+       "test-motor-side"]
+
+
+def _drop_test_cell(nb):
+    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "test-mass-matrix"]
+
+
+def _strip_metadata(nb):
+    for cell in nb.cells:
+        cell.metadata = {}
+
+
+def _strip_ids(nb):
+    nb.nbformat_minor = 4
+    for cell in nb.cells:
+        cell.pop("id", None)
+
+
+def _move_tests_first(nb):
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test-")]
+    nb.cells = tests + [c for c in nb.cells if c not in tests]
+
+
+def _duplicate_test_cell(nb):
+    twin = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test-energy"][0]
+    nb.cells.append(nbformat.from_dict(dict(twin)))
+
+
+def _edit_test_cell(nb):
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "test-mass-matrix":
+            cell.source = "print('all good')"
+
+
+def _other_assignment(nb):
+    nb.cells = [c for c in nb.cells if "nbgrader" not in c.metadata]
+    nb.cells.append(nbformat.v4.new_markdown_cell("# Homework 9"))
+
+
+ATTACKS = [
+    # --- time -------------------------------------------------------------------
+    {"name": "endless-loop", "base": "reference", "replace": {"answer-energy": "while True:\n    pass"},
+     "expect": {"status": "graded", "lost": ["test-energy"]}},
+    {"name": "ignores-interrupts", "base": "reference",
+     "replace": {"answer-energy": "import signal\nfor s in (signal.SIGINT, signal.SIGALRM, signal.SIGTERM):\n"
+                                  "    signal.signal(s, signal.SIG_IGN)\nwhile True:\n    pass"},
+     "expect": {"status": "graded", "lost": ["test-energy"]}},
+    {"name": "catches-everything", "base": "reference",
+     "replace": {"answer-energy": "while True:\n    try:\n        while True:\n            pass\n"
+                                  "    except BaseException:\n        pass"},
+     "expect": {"status": "graded", "lost": ["test-energy"]}},
+    {"name": "sleeps-forever", "base": "reference", "replace": {"answer-energy": "import time\ntime.sleep(10**6)"},
+     "expect": {"status": "graded", "lost": ["test-energy"]}},
+    {"name": "slow-function", "base": "reference",
+     "replace": {"answer-mass-matrix": MASS_MATRIX.replace("    c2 =", "    import time\n    time.sleep(10**6)\n    c2 =")},
+     "expect": {"status": "graded", "lost": ["test-mass-matrix"]}},
+    # --- resources --------------------------------------------------------------------
+    {"name": "memory-bomb", "base": "reference",
+     "replace": {"answer-energy": "hoard = bytearray(64 * 2**30)"},
+     "expect": {"status": "graded", "lost": ["test-energy"]}},
+    {"name": "fork-bomb", "base": "reference",
+     "replace": {"answer-energy": "import os\nwhile True:\n    os.fork()"},
+     "expect": {"status": "flagged for review", "lost": ["test-energy"], "flag": "starts processes"}},
+    {"name": "floods-output", "base": "reference",
+     "replace": {"answer-mass-matrix": MASS_MATRIX + "print('x' * 50_000_000)\nimport sys\n"
+                                                     "sys.stderr.write('y' * 5_000_000)"},
+     "expect": {"status": "graded", "lost": []}},
+    {"name": "fills-the-disk", "base": "reference",
+     "replace": {"answer-mass-matrix": MASS_MATRIX + "with open('big', 'wb') as f:\n"
+                                                     "    f.write(bytes(2 * 2**30))"},
+     "expect": {"status": "graded", "lost": []}},
+    # --- crashes ---------------------------------------------------------------------
+    {"name": "os-exit", "base": "reference", "replace": {"answer-acceleration": "import os\nos._exit(0)"},
+     "expect": {"status": "graded", "lost": ["test-acceleration"]}},
+    {"name": "sys-exit-after-answer", "base": "reference",
+     "replace": {"answer-mass-matrix": MASS_MATRIX + "import sys\nsys.exit(0)"},
+     "expect": {"status": "graded", "lost": []}},
+    {"name": "raises-keyboard-interrupt", "base": "reference",
+     "replace": {"answer-mass-matrix": MASS_MATRIX + "raise KeyboardInterrupt"},
+     "expect": {"status": "graded", "lost": []}},
+    {"name": "segfault", "base": "reference",
+     "replace": {"answer-acceleration": "import ctypes\nctypes.string_at(0)"},
+     "expect": {"status": "flagged for review", "lost": ["test-acceleration"], "flag": "raw code"}},
+    {"name": "crash-inside-function", "base": "reference",
+     "replace": {"answer-mass-matrix": "import os\ndef mass_matrix(q, m1, m2, l1, l2):\n    os._exit(1)"},
+     "expect": {"status": "graded", "lost": ["test-mass-matrix"]}},
+    # --- malformed ----------------------------------------------------------------------
+    {"name": "deleted-test-cell", "base": "reference", "edit": _drop_test_cell,
+     "expect": {"status": "graded", "lost": []}},
+    {"name": "deleted-test-cell-blank", "base": "blank", "edit": _drop_test_cell,
+     "expect": {"status": "graded", "lost": ALL}},
+    {"name": "metadata-stripped", "base": "reference", "edit": _strip_metadata,
+     "expect": {"status": "could not be graded", "reason": "not a hw01 notebook"}},
+    {"name": "no-cell-ids", "base": "reference", "edit": _strip_ids,
+     "expect": {"status": "graded", "lost": []}},
+    {"name": "tests-moved-first", "base": "reference", "edit": _move_tests_first,
+     "expect": {"status": "graded", "lost": []}},
+    {"name": "duplicated-test-cell", "base": "blank", "edit": _duplicate_test_cell,
+     "expect": {"status": "graded", "lost": ALL}},
+    {"name": "another-homework", "base": "blank", "edit": _other_assignment,
+     "expect": {"status": "could not be graded", "reason": "not a hw01 notebook"}},
+    # --- tampering ------------------------------------------------------------------------
+    {"name": "patches-numpy", "base": "blank",
+     "replace": {"answer-mass-matrix": "np.isclose = lambda *a, **k: True\nnp.allclose = lambda *a, **k: True\n"
+                                       "def mass_matrix(q, m1, m2, l1, l2):\n    return np.zeros((2, 2))"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "replaces part of a library"}},
+    {"name": "patches-builtins", "base": "blank",
+     "replace": {"answer-mass-matrix": "import builtins\nbuiltins.AssertionError = type('Quiet', (Exception,), {})\n"
+                                       "builtins.abs = lambda x: 0\ndef mass_matrix(q, m1, m2, l1, l2):\n"
+                                       "    return np.zeros((2, 2))"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "builtins"}},
+    {"name": "patches-lib", "base": "blank",
+     "replace": {"answer-mass-matrix": "lib.homework.without_lib = lambda *names: __import__('contextlib')"
+                                       ".nullcontext()\ndef mass_matrix(q, m1, m2, l1, l2):\n"
+                                       "    return lib.DoublePendulum(m1=m1, m2=m2, l1=l1, l2=l2).mass_matrix(q)"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "replaces part of a library"}},
+    {"name": "lying-object", "base": "blank",
+     "replace": {"answer-mass-matrix": "class Anything:\n    def __eq__(self, other):\n        return True\n"
+                                       "    __array_priority__ = 1000\n"
+                                       "def mass_matrix(q, m1, m2, l1, l2):\n    return Anything()"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "compare"}},
+    {"name": "lying-ndarray", "base": "blank",
+     "replace": {"answer-mass-matrix": "class Liar(np.ndarray):\n"
+                                       "    def __array_ufunc__(self, *args, **kwargs):\n        return True\n"
+                                       "def mass_matrix(q, m1, m2, l1, l2):\n"
+                                       "    return np.zeros((2, 2)).view(Liar)"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "compare"}},
+    {"name": "input-transformer", "base": "blank",
+     "replace": {"answer-cartpole-energy": "get_ipython().input_transformers_cleanup.append(\n"
+                                           "    lambda lines: ['pass\\n'])"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "IPython"}},
+    {"name": "custom-exception-handler", "base": "blank",
+     "replace": {"answer-cartpole-energy": "get_ipython().set_custom_exc((BaseException,), "
+                                           "lambda *args, **kwargs: None)"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "IPython"}},
+    {"name": "patched-run-cell", "base": "blank",
+     "replace": {"answer-cartpole-energy": "shell = get_ipython()\nshell.run_cell = lambda *a, **k: None"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "IPython"}},
+    {"name": "redefines-test-helpers", "base": "blank",
+     "replace": {"answer-mass-matrix": "def symbolic_difference(a, b):\n    return 0\n"
+                                       "visible_tests_passed = {k: True for k in range(1, 7)}\n"
+                                       "def without_lib(*names):\n    raise SystemExit"},
+     "expect": {"status": "graded", "lost": ALL}},
+    {"name": "edits-test-cell", "base": "blank", "edit": _edit_test_cell,
+     "expect": {"status": "graded", "lost": ALL}},
+    {"name": "reads-the-reference", "base": "blank",
+     "replace": {"answer-mass-matrix": "import json, pathlib\n"
+                                       "project = pathlib.Path(lib.__file__).resolve().parents[1]\n"
+                                       "places = [project / 'exercises' / 'hw01' / 'hw01.ipynb', project / 'gradebook.db']\n"
+                                       "places += list(project.parent.glob('*/exercises/hw01/hw01.ipynb'))\n"
+                                       "for path in places:\n"
+                                       "    if path.suffix == '.ipynb' and path.is_file():\n"
+                                       "        for cell in json.loads(path.read_text())['cells']:\n"
+                                       "            if 'def mass_matrix' in ''.join(cell['source']):\n"
+                                       "                exec(''.join(cell['source']).replace('### BEGIN SOLUTION', ''))"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "reference"}},
+    {"name": "reads-the-git-history", "base": "blank",
+     "replace": {"answer-mass-matrix": "import pathlib, zlib\n"
+                                       "project = pathlib.Path(lib.__file__).resolve().parents[1]\n"
+                                       "for obj in (project / '.git' / 'objects').glob('??/*'):\n"
+                                       "    text = zlib.decompress(obj.read_bytes()).decode(errors='ignore')\n"
+                                       "    if 'def mass_matrix' in text and 'BEGIN SOLUTION' in text:\n"
+                                       "        raise SystemExit('found it')"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "reference"}},
+    {"name": "writes-everywhere", "base": "reference",
+     "replace": {"answer-mass-matrix": MASS_MATRIX + "import os\nfor place in ('/', '/tmp/', os.path.expanduser('~/'), "
+                                                     "'/work/', '/root/'):\n    try:\n"
+                                                     "        open(place + 'left-behind.txt', 'w').write('x')\n"
+                                                     "    except OSError:\n        pass"},
+     "expect": {"status": "graded", "lost": []}},
+    # --- harmless noise -----------------------------------------------------------------
+    {"name": "asks-for-input", "base": "reference",
+     "replace": {"answer-mass-matrix": "name = input('your name? ')\n" + MASS_MATRIX},
+     "expect": {"status": "graded", "lost": []}},
+    {"name": "warnings-on-stderr", "base": "reference",
+     "replace": {"answer-mass-matrix": "import warnings, sys\nwarnings.warn('noise', DeprecationWarning)\n"
+                                       "print('chatter', file=sys.stderr)\n" + MASS_MATRIX},
+     "expect": {"status": "graded", "lost": []}},
+]
