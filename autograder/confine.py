@@ -25,23 +25,34 @@ def traversable(path):
     return bool(os.stat(path).st_mode & 0o001)
 
 
-def expose(paths):
-    """Make ``paths`` reachable for nobody when a parent folder is closed (as /root often is).
+STAGE_AT = ("/mnt", "/media", "/srv")  # an empty, unneeded folder to park mounts on for a moment
 
-    Each closed parent is covered by an empty, open folder, and the needed
-    subtrees are bound back into it (read-only, like everything else, later).
+
+def scratch_and_keep(paths, tmp_mb):
+    """Give the process fresh, private /tmp, /var/tmp and /dev/shm, and keep ``paths`` visible.
+
+    ``paths`` (the interpreter, the course's environment and code) may lie
+    under /tmp (a clone in a temporary folder) or below a folder closed to
+    other users (/root): each is bound aside first, then the scratch folders
+    and the closed parents are covered by empty ones, then each path is bound
+    back where it was (read-only, like everything else, later).
     """
-    staged, closed = [], set()
-    for number, keep in enumerate(sorted({Path(p).resolve() for p in paths})):
-        parent = next((p for p in reversed(keep.parents) if p != Path("/") and not traversable(p)), None)
-        if parent is None:
-            continue
-        stage = Path("/tmp/.stage") / str(number)
-        stage.mkdir(parents=True)
+    keeps = sorted({Path(p).resolve() for p in paths}, key=lambda p: len(p.parts))
+    stage_root = next(Path(d) for d in STAGE_AT if os.path.isdir(d))
+    mount("-t", "tmpfs", "-o", "mode=0700,size=1m", "none", str(stage_root))
+    staged = []
+    for number, keep in enumerate(keeps):
+        stage = stage_root / str(number)
+        stage.mkdir()
         mount("--bind", str(keep), str(stage))
         staged.append((stage, keep))
-        closed.add(parent)
-    for parent in sorted(closed):
+    mount("-t", "tmpfs", "-o", f"mode=1777,size={int(tmp_mb)}m", "none", "/tmp")
+    for extra in ("/var/tmp", "/dev/shm"):
+        if os.path.isdir(extra):
+            mount("-t", "tmpfs", "-o", "mode=1777,size=16m", "none", extra)
+    closed = {next((p for p in reversed(keep.parents) if p != Path("/") and p.exists() and not traversable(p)), None)
+              for keep in keeps}
+    for parent in sorted(p for p in closed if p is not None):
         mount("-t", "tmpfs", "-o", "mode=0755,size=1m", "none", str(parent))
     for stage, keep in staged:
         keep.mkdir(parents=True, exist_ok=True)
@@ -51,11 +62,7 @@ def expose(paths):
 def main():
     separator = sys.argv.index("--")
     plan, command = json.loads(sys.argv[1]), sys.argv[separator + 1:]
-    mount("-t", "tmpfs", "-o", f"mode=1777,size={int(plan['tmp_mb'])}m", "none", "/tmp")
-    for extra in ("/var/tmp", "/dev/shm"):
-        if os.path.isdir(extra):
-            mount("-t", "tmpfs", "-o", "mode=1777,size=16m", "none", extra)
-    expose(plan["keep"])
+    scratch_and_keep(plan["keep"], plan["tmp_mb"])
     for secret in plan["hide"]:
         if os.path.isdir(secret):
             mount("-t", "tmpfs", "-o", "mode=0755,size=1m,ro", "none", secret)

@@ -70,14 +70,24 @@ def available():
         return "the grader does not run as root, so it cannot drop a student's process to another user"
     if not shutil.which("unshare") or not shutil.which("mount"):
         return "util-linux's unshare and mount are not installed"
+    # The real thing, once: the sandbox set up as for a student, and the student's side able to start in it.
+    check = "import importlib.util, autograder.student; assert importlib.util.find_spec('lib'), 'lib is not visible'"
+    command = [*UNSHARE, sys.executable, "-I", "-m", "autograder.confine", json.dumps(plan(PROJECT)), "--",
+               sys.executable, "-I", "-c", check]
     try:
-        probe = subprocess.run([*UNSHARE, "mount", "-t", "tmpfs", "none", "/tmp"], capture_output=True,
-                               timeout=20)
+        probe = subprocess.run(command, capture_output=True, timeout=60, cwd="/")
     except (OSError, subprocess.TimeoutExpired) as error:
-        return f"unshare failed: {error}"
+        return f"the sandbox could not be set up: {error}"
     if probe.returncode != 0:
-        return f"unshare failed: {probe.stderr.decode(errors='replace').strip()[:200]}"
+        lines = probe.stderr.decode(errors="replace").strip().splitlines()
+        return f"the sandbox could not be set up: {lines[-1][:200] if lines else probe.returncode}"
     return ""
+
+
+def plan(course_root):
+    """What autograder.confine does for one student's process of this course."""
+    return {"hide": secret_paths(course_root), "tmp_mb": LIMITS["tmp_mb"], "uid": UID_BASE + os.getpid(),
+            "keep": sorted({sys.base_prefix, sys.prefix, str(PROJECT)})}
 
 
 def _limits():
@@ -126,9 +136,8 @@ class StudentProcess:
         env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp/work", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8"}
         if self.confined:
-            plan = {"hide": secret_paths(self.course_root), "tmp_mb": LIMITS["tmp_mb"], "uid": UID_BASE + os.getpid(),
-                    "keep": sorted({sys.base_prefix, sys.prefix, str(PROJECT)})}
-            command = [*UNSHARE, sys.executable, "-I", "-m", "autograder.confine", json.dumps(plan), "--", *argv]
+            command = [*UNSHARE, sys.executable, "-I", "-m", "autograder.confine", json.dumps(plan(self.course_root)),
+                       "--", *argv]
             workdir = "/tmp/work"
         else:
             command = argv

@@ -183,6 +183,16 @@ def run():
             lemke(h2, [qi + 0.1 * vi])
 
     t_loop = median_time(loop, repeat=3) / len(qs)
+    if drake is not None:
+        def drake_loop():
+            for qi, vi in zip(qs, vs):
+                drake(h2, np.array([qi + 0.1 * vi]))
+
+        t_drake_loop = median_time(drake_loop, repeat=3) / len(qs)
+        rows.append({"benchmark": "cart-wall grid 200×200, Python loop over Drake", "unit": "ms",
+                     "value": 1e3 * t_drake_loop * q.size,
+                     "note": f"timed on 2 000 points, {1e6 * t_drake_loop:.3g} µs each; "
+                             f"batch is {t_drake_loop * q.size / t_batch:.3g}× faster"})
     rows.append({"benchmark": "cart-wall grid 200×200, lcp_batch (one call)", "unit": "ms",
                  "value": 1e3 * t_batch, "note": "40 000 LCPs, vectorized enumeration"})
     rows.append({"benchmark": "cart-wall grid 200×200, Python loop over lemke", "unit": "ms",

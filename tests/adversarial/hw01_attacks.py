@@ -54,6 +54,10 @@ def _edit_test_cell(nb):
             cell.source = "print('all good')"
 
 
+def _break_nbformat(nb):
+    nb.cells[3]["cell_type"] = "spreadsheet"
+
+
 def _other_assignment(nb):
     nb.cells = [c for c in nb.cells if "nbgrader" not in c.metadata]
     nb.cells.append(nbformat.v4.new_markdown_cell("# Homework 9"))
@@ -119,6 +123,8 @@ ATTACKS = [
      "expect": {"status": "graded", "lost": []}},
     {"name": "duplicated-test-cell", "base": "blank", "edit": _duplicate_test_cell,
      "expect": {"status": "graded", "lost": ALL}},
+    {"name": "not-nbformat", "base": "reference", "edit": _break_nbformat,
+     "expect": {"status": "could not be graded", "reason": "not a valid Jupyter notebook"}},
     {"name": "another-homework", "base": "blank", "edit": _other_assignment,
      "expect": {"status": "could not be graded", "reason": "not a hw01 notebook"}},
     # --- tampering ------------------------------------------------------------------------
