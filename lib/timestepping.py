@@ -50,7 +50,7 @@ import numpy as np
 import qpsolvers
 import scipy.sparse as sp
 
-from . import _checks
+from . import _checks, constraints
 from .lcp import SOLVED, LCPResult, lcp_batch, lemke
 from .system import ManipulatorSystem, Trajectory
 
@@ -903,50 +903,22 @@ def simulate_contact(system, q0, v0, h, steps, contacts, u=None, mu=0.0, method=
 
 
 @dataclass(frozen=True)
-class PointMass(ManipulatorSystem):
+class PointMass(constraints.PointMass):
     """A point mass in the vertical plane (dim = 2, q = [x, z]) or in space (dim = 3, q = [x, y, z]).
 
         m q̈ = −m g e_z + u,   and a ground z ≥ 0 through :meth:`ground_contact`.
 
     The simplest body for friction: the notes' brick, sliding without tipping.
+    Its dynamics are :class:`lib.constraints.PointMass`'s; this adds the ground.
 
     >>> PointMass(m=2.0).gravity_vector([0.0, 1.0])
     array([  0.  , -19.62])
     """
 
-    m: float = 1.0
-    g: float = 9.81
-    dim: int = 2
-
     def __post_init__(self):
-        _checks.positive("m", self.m)
-        _checks.finite("g", self.g)
+        super().__post_init__()
         if self.dim not in (2, 3):
             raise ValueError(f"dim must be 2 or 3, got {self.dim!r}")
-
-    @property
-    def n(self):
-        return self.dim
-
-    def mass_matrix(self, q):
-        _checks.vector("q", q, self.dim)
-        return self.m * np.eye(self.dim)
-
-    def coriolis_matrix(self, q, v):
-        self._state(q, v)
-        return np.zeros((self.dim, self.dim))
-
-    def gravity_vector(self, q):
-        _checks.vector("q", q, self.dim)
-        tau = np.zeros(self.dim)
-        tau[-1] = -self.m * self.g
-        return tau
-
-    def input_matrix(self):
-        return np.eye(self.dim)
-
-    def potential_energy(self, q):
-        return self.m * self.g * _checks.vector("q", q, self.dim)[-1]
 
     def ground_contact(self, q):
         """The ground z = 0: φ = [z] and J = [[e_z, e_x(, e_y)]], shape (1, dim, dim).
