@@ -86,9 +86,22 @@ PROSE_TEXT = """() => {
 }"""
 
 
-def visit(browser, server, page_path):
-    """Load one page; return what went wrong on the way and the page object."""
-    problems = []
+REFRESH = re.compile(r'<meta http-equiv="Refresh" content="0; url=([^"]+)"', re.IGNORECASE)
+
+# True once the document has loaded and MathJax (if the page uses it) has started.
+MATHJAX_STARTED = """() => document.readyState === "complete"
+  && (!window.MathJax || !!(window.MathJax.startup && window.MathJax.startup.promise))"""
+
+
+def visit(browser, server, page_path, quiet_ms=500, limit_ms=30_000):
+    """Load one page; return the page object and what went wrong on the way.
+
+    A page that redirects (the book's index) is followed to its target. The
+    page counts as settled once MathJax has typeset it and no request has been
+    in flight for ``quiet_ms``; requests still pending after ``limit_ms`` are
+    reported by URL rather than as a bare timeout.
+    """
+    problems, pending = [], {}
     page = browser.new_page()
     origin = urlparse(server).netloc
 
@@ -98,16 +111,37 @@ def visit(browser, server, page_path):
             return route.abort()
         return route.continue_()
 
+    def done(request):
+        pending.pop(id(request), None)
+
     page.route("**/*", on_route)
     page.on("console", lambda m: m.type == "error" and problems.append(f"console error: {m.text}"))
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url} ({r.failure})"))
+    page.on("request", lambda r: pending.__setitem__(id(r), r.url))
+    page.on("requestfinished", done)
+    page.on("requestfailed", lambda r: (done(r), problems.append(f"failed request: {r.url} ({r.failure})")))
     page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
+
+    redirect = REFRESH.search((SITE / page_path).read_text(encoding="utf-8", errors="replace")[:2000])
     page.goto(f"{server}/{page_path}", wait_until="load")
-    page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)",
-                           timeout=20_000)
-    page.evaluate("() => window.MathJax ? window.MathJax.startup.promise : null")
-    page.wait_for_load_state("networkidle")
+    if redirect:
+        target = (Path(page_path).parent / redirect.group(1)).as_posix()
+        page.wait_for_url(f"{server}/{target}", wait_until="load", timeout=limit_ms)
+    page.wait_for_function(MATHJAX_STARTED, timeout=limit_ms)
+    page.evaluate("() => window.MathJax ? window.MathJax.startup.promise.then(() => true) : null")
+
+    quiet_since, waited = None, 0
+    while waited < limit_ms:
+        if pending:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = waited
+        elif waited - quiet_since >= quiet_ms:
+            break
+        page.wait_for_timeout(100)
+        waited += 100
+    else:
+        problems.append(f"requests still pending after {limit_ms} ms: {sorted(set(pending.values()))}")
     return page, problems
 
 
