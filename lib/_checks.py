@@ -76,6 +76,6 @@ def vector(name, value, n):
         x = x.reshape(1)
     if x.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
+    if not np.isfinite(x).all():
         raise ValueError(f"{name} must contain only finite numbers, got {x}")
     return x

@@ -90,12 +90,12 @@ def check_lcp(M, q):
     ValueError: M must be a square matrix, got shape (1, 2)
     """
     try:
-        M = np.array(M, dtype=float)
+        M = np.asarray(M, dtype=float)          # no copy: nothing here writes into M
     except (TypeError, ValueError):
         raise ValueError(f"M must be a square matrix of numbers, got {M!r}") from None
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
         raise ValueError(f"M must be a square matrix, got shape {M.shape}")
-    if not np.all(np.isfinite(M)):
+    if not np.isfinite(M).all():
         raise ValueError("M must contain only finite numbers (found NaN or inf)")
     q = _checks.vector("q", q, M.shape[0])
     return M, q
@@ -216,12 +216,12 @@ def _min_ratio_rows(values, divisors, tol, clamp=True):
     are zero but for round-off), so degenerate rows tie exactly; ratios tie
     when they agree to a relative 1e-9.
     """
-    ratios = {i: (0.0 if clamp and x <= tol else x) / a
-              for i, (x, a) in enumerate(zip(values, divisors)) if a > tol}
+    ratios = [((0.0 if clamp and x <= tol else x) / a, i)
+              for i, (x, a) in enumerate(zip(values, divisors)) if a > tol]
     if not ratios:
         return []
-    best = min(ratios.values())
-    return [i for i, r in ratios.items() if r <= best + 1e-9 * abs(best)]
+    best = min(ratios)[0]
+    return [i for r, i in ratios if r <= best + 1e-9 * abs(best)]
 
 
 def _lexicographic_min_ratio(T, n, tied, divisor):
@@ -316,15 +316,11 @@ def lemke(M, q, d=None, max_iter=None, trace=False, tol=1e-12, restarts=0, ties=
 def _lemke_path(M, q, d, max_iter, trace, tol, ties="lexicographic"):
     """Follow Lemke's path for covering vector d; an :class:`LCPResult`."""
     n = len(q)
-    scale = max(1.0, np.abs(M).max(), np.abs(q).max())
-    tol = tol * max(scale, d.max())
     # Tableau [I, −M, −d | q]: columns w1…wn, z1…zn, z0 and the right-hand side.
     # Row i reads: (basic variable of row i) + Σ_j T[i, j] (nonbasic variable j) = T[i, −1].
-    T = np.zeros((n, 2 * n + 2))
-    T[:, :n] = np.eye(n)
-    T[:, n:2 * n] = -M
-    T[:, 2 * n] = -d
-    T[:, -1] = q
+    T = np.concatenate([np.eye(n), -M, -d[:, None], q[:, None]], axis=1)
+    scale = max(1.0, float(np.abs(T[:, n:]).max()))     # the size of M, d and q
+    tol = tol * scale
     z0 = 2 * n
     basis = list(range(n))             # the w's are basic at the start
     steps = []
@@ -373,22 +369,16 @@ def _finish(M, q, T, basis, iterations, steps, scale):
     many pivots), the basis system B x_B = q is solved afresh and checked again.
     """
     n = len(q)
-    z_of_row = {row: var - n for row, var in enumerate(basis) if var >= n}   # rows where a z_j is basic
-    basic_z = set(z_of_row.values())
 
     def from_basic_values(x):
-        z = np.zeros(n)
-        for row, j in z_of_row.items():
-            z[j] = max(x[row], 0.0)                    # clip round-off below zero (checked next)
-        w = q + M @ z
-        w_list = w.tolist()
-        residual = max((abs(w_list[j]) for j in basic_z), default=0.0)
-        w[list(basic_z)] = 0.0                         # w_j is nonbasic where z_j is basic
-        tol = 1e-9 * scale * max(1.0, max(z.tolist()))
-        ok = (min((x[row] for row in z_of_row), default=0.0) >= -tol
-              and min((w_list[i] for i in range(n) if i not in basic_z), default=0.0) >= -tol
-              and residual <= tol)
-        return z, w, ok
+        """z and w (zero off the basis) from the basic values x; ok when they pass the certificate."""
+        zw = [0.0] * (2 * n)                            # w1…wn, z1…zn, as the tableau's columns
+        for var, value in zip(basis, x):
+            zw[var] = value
+        tol = 1e-9 * scale * max(1.0, max(zw))
+        w, z = np.maximum(zw[:n], 0.0), np.maximum(zw[n:], 0.0)   # clip round-off below zero (checked here)
+        residual = float(np.abs(q + M @ z - w).max())
+        return z, w, min(x) >= -tol and residual <= tol
 
     z, w, ok = from_basic_values(T[:, -1].tolist())
     if ok:
