@@ -5,9 +5,11 @@ For each student:
 1. the notebook is copied to ``submitted/<student>/<assignment>/`` (the
    original is never touched) and checked: a file that is empty, not JSON, not
    a valid notebook, or not this assignment's notebook is not graded;
-2. ``nbgrader autograde <assignment> --student <student> --force`` runs in a
-   process of its own, with a time limit for the whole notebook and a memory
-   cap, so that no submission can stop the batch;
+2. nbgrader's autograde runs for the student in a grading worker: a process
+   that stays up to grade one student after another (autograder/worker.py),
+   with a time limit for the whole submission (past it the worker is killed,
+   with the student's sandbox, and replaced) and a memory cap, so that no
+   submission can stop the batch; each job (``--jobs``) has a worker of its own;
 3. the outcome is recorded in ``autograded/outcomes.json``: ``graded`` with the
    score, or ``could not be graded`` with the reason (and then the student's
    stale grades, graded notebook and feedback are removed, so that nothing
@@ -17,6 +19,7 @@ A submission that is unchanged since it was graded is skipped (``--force``
 grades it again), so re-running a batch, or resuming an interrupted one, is safe.
 """
 
+import atexit
 import concurrent.futures
 import hashlib
 import json
@@ -31,6 +34,7 @@ from . import gradebook, submissions
 from .course import CourseError
 from .leaks import read_notebook
 from .outcomes import FAILED, FLAGGED, GRADED, SCORED, Outcomes, failed, now
+from .worker import GradingWorker
 
 TIME_LIMIT = int(os.environ.get("RBD_GRADE_TIME_LIMIT", "900"))   # seconds per submission
 MEMORY_MB = int(os.environ.get("RBD_GRADE_MEMORY_MB", "4096"))     # address space of nbgrader + kernel
@@ -127,6 +131,31 @@ def forget(course, assignment, student):
             folder.parent.rmdir()
 
 
+_workers = threading.local()   # this thread's GradingWorker for each (course, memory cap)
+_all_workers, _workers_lock = [], threading.Lock()
+
+
+def worker_for(course, memory_mb):
+    """The calling thread's grading worker for this course (started on first use, kept for the next student)."""
+    key = (str(course.root), memory_mb)
+    mine = _workers.__dict__.setdefault("by_key", {})
+    if key not in mine:
+        mine[key] = GradingWorker(course, memory_mb)
+        with _workers_lock:
+            _all_workers.append(mine[key])
+    return mine[key]
+
+
+@atexit.register
+def stop_workers():
+    """Stop every grading worker this process started (they would also die with it)."""
+    with _workers_lock:
+        workers, _all_workers[:] = list(_all_workers), []
+    for worker in workers:
+        worker.stop()
+    _workers.__dict__.pop("by_key", None)
+
+
 def grade_one(course, assignment, submission, previous, ids, force, time_limit, memory_mb):
     """Grade one student's submission; returns its outcome (and whether it was skipped as unchanged).
 
@@ -164,8 +193,7 @@ def grade_one(course, assignment, submission, previous, ids, force, time_limit, 
         normalized += normalize(folder / f"{name}.ipynb")
 
     log_path = course.logs() / f"{assignment}.{student}.log"
-    run = course.nbgrader("autograde", assignment, "--student", student, "--force",
-                          log_path=log_path, time_limit=time_limit, memory_mb=memory_mb)
+    run = worker_for(course, memory_mb).autograde(assignment, student, log_path, time_limit)
     result = gradebook.scores(course, assignment, student)
     if run.timed_out or run.returncode != 0 or not all(p.is_file() for p in graded_notebooks) or result is None:
         reason = diagnose(run, time_limit)
@@ -235,25 +263,28 @@ def grade(course, path, assignment=None, force=False, time_limit=TIME_LIMIT, mem
                 book.remove(assignment, submission.student)
             raise
 
-    with submissions.opened(path, assignment, list(course.source_notebooks(assignment))) as found:
-        if not found:
-            report(f"no submissions found in {path}")
-        elif dask:
-            _on_dask(dask, jobs, course, assignment, found, book, settings, finish, report)
-        elif jobs == 1:
-            for submission in found:
-                one(submission)
-        else:
-            # Each student is graded by an nbgrader process of its own: threads only wait for them.
-            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-                futures = [pool.submit(one, submission) for submission in found]
-                try:
-                    for future in concurrent.futures.as_completed(futures):
-                        future.result()
-                except BaseException:
-                    for future in futures:
-                        future.cancel()
-                    raise
+    try:
+        with submissions.opened(path, assignment, list(course.source_notebooks(assignment))) as found:
+            if not found:
+                report(f"no submissions found in {path}")
+            elif dask:
+                _on_dask(dask, jobs, course, assignment, found, book, settings, finish, report)
+            elif jobs == 1:
+                for submission in found:
+                    one(submission)
+            else:
+                # Each thread hands its students to a grading worker of its own: threads only wait.
+                with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+                    futures = [pool.submit(one, submission) for submission in found]
+                    try:
+                        for future in concurrent.futures.as_completed(futures):
+                            future.result()
+                    except BaseException:
+                        for future in futures:
+                            future.cancel()
+                        raise
+    finally:
+        stop_workers()   # the next batch starts them afresh (a changed config or test is read again)
     results.sort(key=lambda o: o["student"])
     graded = sum(o["status"] in SCORED for o in results)
     flagged = sum(o["status"] == FLAGGED for o in results)

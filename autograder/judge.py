@@ -39,7 +39,7 @@ from nbformat.v4 import new_output
 from traitlets import Bool, Float, Unicode
 
 from . import wire
-from .sandbox import StudentDied, StudentProcess, available
+from .sandbox import StudentDied, StudentProcess, available, prepare_spare
 
 
 def _kind(cell):
@@ -54,24 +54,39 @@ def _kind(cell):
     return "locked"
 
 
+def _top_level(source_nb, kind):
+    """The top-level statements of the notebook's code cells of this kind (cells that do not parse are skipped)."""
+    for cell in source_nb.cells:
+        if cell.cell_type != "code" or _kind(cell) != kind:
+            continue
+        try:
+            yield from ast.parse(cell.source).body
+        except SyntaxError:
+            continue
+
+
 def answer_names(source_nb):
     """Names the reference solution's answer cells define at top level: what tests may take from the student."""
     names = set()
-    for cell in source_nb.cells:
-        if _kind(cell) != "answer":
-            continue
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:
-            continue
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    for node in _top_level(source_nb, "answer"):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
     return names
+
+
+def setup_imports(source_nb):
+    """Modules the instructor's setup cells (locked code cells that are not tests) import, in order."""
+    found = []
+    for node in _top_level(source_nb, "locked"):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append(node.module)
+    return list(dict.fromkeys(found))
 
 
 def names_used(source):
@@ -151,6 +166,9 @@ class Judge(Preprocessor):
     enabled = Bool(True, help="nbconvert runs only enabled preprocessors; a disabled judge would grade nothing")
     course_root = Unicode("", help="the course folder (exercises/ is read from it)").tag(config=True)
     timeout = Float(60, help="seconds one cell, or one call of a student's function, may run").tag(config=True)
+    start_ahead = Bool(False, help="when done, start the sandboxed process for the next submission "
+                                   "(set by the grading worker, which grades one student after another)"
+                       ).tag(config=True)
 
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
@@ -164,7 +182,8 @@ class Judge(Preprocessor):
                   "sandbox": available() or "ok", "evidence": [], "problems": []}
         report["evidence"] = [{"cell": i, "line": n, "text": t, "why": w} for i, n, t, w in evidence(
             [(i, s) for i, s in student_cells if _kind(nb.cells[i]) in ("answer", "free")])]
-        process = StudentProcess(student_cells, self.timeout, str(root))
+        preload = setup_imports(source_nb)
+        process = StudentProcess(student_cells, self.timeout, str(root), preload)
         try:
             try:
                 results = process.start()
@@ -176,6 +195,8 @@ class Judge(Preprocessor):
             self._run_tests(nb, source_nb, process, report)
         finally:
             process.stop()
+            if self.start_ahead:
+                prepare_spare(str(root), preload)
         report["seconds"] = round(time.monotonic() - started, 3)
         folder = root / "autograded" / student / assignment
         folder.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
 NOBODY = 65534
-UID_BASE = 100_000  # each sandbox runs under a user id of its own, so that one student's process limit is not another's
+UID_BASE = 100_000  # each grading worker's sandboxes run under a user id of their own, so that one student's process limit is not that of a student graded at the same time
 LIMITS = {  # per student process
     "memory_mb": int(os.environ.get("RBD_STUDENT_MEMORY_MB", "3072")),
     "processes": int(os.environ.get("RBD_STUDENT_PROCESSES", "128")),
@@ -104,11 +104,16 @@ def _student_limits():
 
 
 class StudentProcess:
-    """One sandboxed Python process running a submission's cells; see autograder/student.py."""
+    """One sandboxed Python process running a submission's cells; see autograder/student.py.
 
-    def __init__(self, cells, cell_timeout, course_root):
+    ``preload``: modules to import before the cells arrive (what the
+    assignment's setup cell imports). A process started ahead of time with
+    :func:`prepare_spare` for the same course and preload is used if there is one.
+    """
+
+    def __init__(self, cells, cell_timeout, course_root, preload=()):
         self.cells, self.cell_timeout = cells, float(cell_timeout)
-        self.course_root = course_root
+        self.course_root, self.preload = course_root, tuple(preload)
         self.results = {}      # cell index -> {"stdout", "error"}
         self.skip = set()      # cells that killed the process: not run again
         self.proc = None
@@ -129,20 +134,22 @@ class StudentProcess:
                 self.skip.add(running)
                 self.results[running] = {"stdout": "", "error": str(died)}
 
-    def _launch(self):
+    def _spawn(self):
+        """Start the process (sandbox, interpreter, preloaded modules); it then waits for its job."""
         to_child, from_parent = os.pipe()
         to_parent, from_child = os.pipe()
-        argv = [sys.executable, "-I", "-m", "autograder.student", str(to_child), str(from_child)]
+        argv = [sys.executable, "-I", "-m", "autograder.student", str(to_child), str(from_child),
+                json.dumps(list(self.preload))]
         env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp/work", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8"}
         if self.confined:
             command = [*UNSHARE, sys.executable, "-I", "-m", "autograder.confine", json.dumps(plan(self.course_root)),
                        "--", *argv]
-            workdir = "/tmp/work"
+            self.workdir = "/tmp/work"
         else:
             command = argv
             self.scratch = tempfile.mkdtemp(prefix="rbd-student-")
-            workdir = self.scratch
+            self.workdir = self.scratch
         self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, pass_fds=(to_child, from_child),
                                      env=env, start_new_session=True,
@@ -152,8 +159,22 @@ class StudentProcess:
         self.writer = os.fdopen(from_parent, "w", encoding="utf-8")
         self.reader = to_parent
         self.buffer = b""
-        self._send({"cells": [[i, s] for i, s in self.cells if i not in self.skip],
-                    "cell_timeout": self.cell_timeout, "workdir": workdir})
+
+    def _launch(self):
+        job = {"cells": [[i, s] for i, s in self.cells if i not in self.skip],
+               "cell_timeout": self.cell_timeout, "workdir": None}
+        spare = _take_spare(self.course_root, self.preload, self.confined)
+        if spare is not None:
+            self.proc, self.writer, self.reader, self.buffer = spare.proc, spare.writer, spare.reader, spare.buffer
+            self.workdir, self.scratch = spare.workdir, getattr(spare, "scratch", None)
+            try:
+                self._send(dict(job, workdir=self.workdir))
+            except StudentDied:      # the spare died while it waited: start one as usual
+                self.stop()
+                spare = None
+        if spare is None:
+            self._spawn()
+            self._send(dict(job, workdir=self.workdir))
         running = None
         while True:
             try:
@@ -239,3 +260,38 @@ class StudentProcess:
         except StudentDied:
             self.stop()
             raise
+
+
+# --- a process started ahead of time ---------------------------------------------------
+# A grading worker (autograder/worker.py) grades one student after another. While
+# nbgrader files one student's grades, the next student's process can already be
+# starting: the sandbox set up, Python and the assignment's modules loaded. It
+# holds no student's code until it is handed its job, and each one is used once.
+_spares = {}
+
+
+def prepare_spare(course_root, preload=()):
+    """Start a process for the next submission of this course (replacing any spare there was)."""
+    key = (str(course_root), tuple(preload))
+    for old in _spares.values():
+        old.stop()
+    _spares.clear()
+    spare = StudentProcess([], 60, course_root, preload)
+    spare._spawn()
+    _spares[key] = spare
+
+
+def _take_spare(course_root, preload, confined):
+    spare = _spares.pop((str(course_root), tuple(preload)), None)
+    if spare is None or spare.confined != confined or spare.proc.poll() is not None:
+        if spare is not None:
+            spare.stop()
+        return None
+    return spare
+
+
+def drop_spares():
+    """Stop any process started ahead of time."""
+    for spare in _spares.values():
+        spare.stop()
+    _spares.clear()

@@ -1,7 +1,9 @@
 """The student's side: run a submission's cells, then answer the judge's questions.
 
 Started by :mod:`autograder.sandbox` inside the sandbox (its own filesystem
-view, an unprivileged user, resource limits). It speaks JSON lines on the
+view, an unprivileged user, resource limits), with the modules the
+assignment's setup imports (a JSON list) to load while it waits for its job.
+It speaks JSON lines on the
 descriptors it was started with; the cells' own prints and errors go to
 per-cell captures, never to that channel. It reads one job:
 
@@ -21,6 +23,7 @@ trusted (see autograder/THREATS.md).
 """
 
 import builtins
+import importlib
 import io
 import json
 import os
@@ -146,16 +149,26 @@ def _answer(shell, request, timeout, without_lib):
 
 def main():
     fd_in, fd_out = int(sys.argv[1]), int(sys.argv[2])
+    preload = json.loads(sys.argv[3]) if len(sys.argv) > 3 else []
     channel = Channel(fd_in, fd_out)
-    job = channel.receive()
-    os.chdir(job["workdir"])
-    builtins.input = lambda prompt="": (print(f"{prompt}[input() is not available while grading]"), "")[1]
     os.environ.setdefault("MPLBACKEND", "Agg")
+    # Everything here happens before any student code exists in this process, so a process
+    # can be started ahead of time and wait, ready, for the submission it will be given.
     from lib.homework import without_lib  # taken before any student code runs: patching lib later changes nothing
 
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance(colors="NoColor")
+    for module in preload:  # what the assignment's setup cell imports (the instructor's list, not the student's)
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 (the setup cell will report it)
+            pass
+    job = channel.receive()
+    if job is None:
+        return
+    os.chdir(job["workdir"])
+    builtins.input = lambda prompt="": (print(f"{prompt}[input() is not available while grading]"), "")[1]
     timeout = float(job["cell_timeout"])
     for index, source in job["cells"]:
         channel.send({"cell": index})

@@ -1,0 +1,120 @@
+"""The grading worker (autograder/worker.py): one process grading student after student.
+
+A scratch hw01 course is released once; submissions are put straight into its
+submitted/ folder and graded through :class:`GradingWorker`, as ``grade`` does.
+"""
+
+import copy
+import os
+import shutil
+import signal
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import gradebook
+from autograder.cli import main
+from autograder.course import Course
+from autograder.grade import diagnose
+from autograder.worker import GradingWorker
+
+REPO = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root = tmp_path_factory.mktemp("worker-course")
+    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
+        env.setenv("RBD_CELL_TIMEOUT", "60")
+        assert main(["--root", str(root), "release", "hw01"]) == 0
+        yield Course(root)
+
+
+def hand_in(course, student, replace=None):
+    """Put the reference answers (with ``replace`` applied) into submitted/<student>/hw01/."""
+    source = nbformat.read(str(REPO / "exercises" / "hw01" / "hw01.ipynb"), as_version=4)
+    answers = {c.metadata.nbgrader["grade_id"]: "\n".join(l for l in c.source.splitlines() if "SOLUTION" not in l)
+               for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    answers.update(replace or {})
+    nb = copy.deepcopy(nbformat.read(str(course.release_dir / "hw01" / "hw01.ipynb"), as_version=4))
+    for cell in nb.cells:
+        name = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if name in answers:
+            cell.source = answers[name]
+    folder = course.student_folder("submitted", student, "hw01")
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(folder / "hw01.ipynb"))
+
+
+@pytest.fixture
+def worker(course):
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{course.root / 'gradebook.db'}")
+        handle = GradingWorker(course, memory_mb=4096)
+        yield handle
+        handle.stop()
+
+
+def run(worker, course, student, time_limit=600):
+    return worker.autograde("hw01", student, course.logs() / f"hw01.{student}.log", time_limit)
+
+
+def test_one_worker_grades_student_after_student(course, worker):
+    hand_in(course, "ada")
+    hand_in(course, "bob", {"answer-energy": "raise ValueError('not done')"})
+    first = run(worker, course, "ada")
+    pid = worker.proc.pid
+    second = run(worker, course, "bob")
+    assert first.returncode == 0 and second.returncode == 0, (first.log, second.log)
+    assert worker.proc.pid == pid, "the worker should have been kept for the second student"
+    ada, bob = gradebook.scores(course, "hw01", "ada"), gradebook.scores(course, "hw01", "bob")
+    auto = [score for score, _ in ada["parts"].values() if score is not None]
+    assert ada["score"] == sum(auto) > 0 and all(score == top for score, top in ada["parts"].values()
+                                                 if score is not None), ada
+    assert bob["score"] < ada["score"], (ada, bob)       # one student's answers never reach another's grade
+    assert "Converting notebook" in first.log and "bob" not in first.log
+
+
+def test_a_worker_past_the_time_limit_is_replaced(course, worker):
+    hand_in(course, "slow", {"answer-energy": "while True:\n    pass"})
+    hand_in(course, "ada")
+    run(worker, course, "ada")
+    pid = worker.proc.pid
+    started = time.monotonic()
+    late = run(worker, course, "slow", time_limit=3)
+    assert late.timed_out and time.monotonic() - started < 30
+    assert "longer than 3 s" in diagnose(late, 3)
+    assert worker.proc is None
+    after = run(worker, course, "ada")
+    assert after.returncode == 0 and worker.proc.pid != pid, after.log
+
+
+def test_a_worker_killed_while_grading_costs_only_that_student(course, worker):
+    hand_in(course, "slow", {"answer-energy": "while True:\n    pass"})
+    hand_in(course, "ada")
+    run(worker, course, "ada")
+    victim = worker.proc.pid
+    threading.Timer(2.0, os.kill, (victim, signal.SIGKILL)).start()
+    killed = run(worker, course, "slow")
+    assert killed.returncode == -signal.SIGKILL and not killed.timed_out
+    assert "killed by signal 9" in diagnose(killed, 600)
+    again = run(worker, course, "ada")
+    assert again.returncode == 0 and worker.proc.pid != victim
+
+
+def test_a_changed_configuration_restarts_the_worker(course, worker):
+    hand_in(course, "ada")
+    run(worker, course, "ada")
+    pid = worker.proc.pid
+    config = course.root / "nbgrader_config.py"
+    stamp = config.stat().st_mtime_ns + 10**9
+    os.utime(config, ns=(stamp, stamp))
+    assert run(worker, course, "ada").returncode == 0
+    assert worker.proc.pid != pid
