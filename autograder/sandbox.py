@@ -289,9 +289,3 @@ def _take_spare(course_root, preload, confined):
         return None
     return spare
 
-
-def drop_spares():
-    """Stop any process started ahead of time."""
-    for spare in _spares.values():
-        spare.stop()
-    _spares.clear()
