@@ -177,7 +177,7 @@ def serve(root, requests_fd, replies_fd):
         reply = {"ok": True}
         try:
             app.start()
-        except Exception as error:  # noqa: BLE001 (this student's failure, reported; the worker goes on)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 (this student's failure, reported; the worker goes on)
             app.log.error("%s", traceback.format_exc())
             reply = {"ok": False, "error": f"{type(error).__name__}: {error}"}
         finally:
