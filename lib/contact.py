@@ -29,7 +29,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from . import _checks
-from .system import ManipulatorSystem, Trajectory
+from .system import ManipulatorSystem, PlanarBody, Trajectory
 
 
 # --- argument checks --------------------------------------------------------------
@@ -140,7 +140,7 @@ def generalized_contact_force(J, lam):
 
 # --- a planar rigid body with contact points -----------------------------------------
 @dataclass(frozen=True)
-class PlanarRigidBody(ManipulatorSystem):
+class PlanarRigidBody(PlanarBody):
     """A rigid body in the vertical plane: q = [x, y, θ] (centre of mass and angle), gravity −g ŷ.
 
         M = diag(m, m, I),  C = 0,  tau_g = [0, −m g, 0],  B = I (force and torque at the centre).
@@ -190,23 +190,8 @@ class PlanarRigidBody(ManipulatorSystem):
         m, r = _checks.positive("m", m), _checks.positive("r", r)
         return cls(m=m, I=0.5 * m * r**2, g=g, points=((0.0, 0.0),), radius=r)
 
-    def mass_matrix(self, q):
-        _checks.vector("q", q, 3)
-        return np.diag([self.m, self.m, self.I])
-
-    def coriolis_matrix(self, q, v):
-        self._state(q, v)
-        return np.zeros((3, 3))
-
-    def gravity_vector(self, q):
-        _checks.vector("q", q, 3)
-        return np.array([0.0, -self.m * self.g, 0.0])
-
     def input_matrix(self):
         return np.eye(3)
-
-    def potential_energy(self, q):
-        return self.m * self.g * _checks.vector("q", q, 3)[1]
 
     def world_points(self, q):
         """Contact-sphere centres in the world, p_i = [x, y] + R(θ) r_i, shape (k, 2)."""

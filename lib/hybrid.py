@@ -37,7 +37,7 @@ from scipy.optimize import root
 from . import _checks
 from .constraints import PointMass
 from .impulse import impact_map_general, _restitution
-from .system import ManipulatorSystem
+from .system import ManipulatorSystem, PlanarBody
 
 
 # --- the vocabulary: modes, guards, resets ------------------------------------
@@ -821,7 +821,7 @@ class RimlessWheel(ManipulatorSystem):
 
 
 @dataclass(frozen=True)
-class FloatingRimlessWheel(ManipulatorSystem):
+class FloatingRimlessWheel(PlanarBody):
     """The rimless wheel in floating-base coordinates q = [x, z, θ] (notes 004).
 
     (x, z) is the hub (x right, z up), θ the orientation measured like the
@@ -861,23 +861,8 @@ class FloatingRimlessWheel(ManipulatorSystem):
         """The same wheel in minimal coordinates (:class:`RimlessWheel`)."""
         return RimlessWheel(self.m, self.l, self.g, self.alpha, self.gamma, self.I)
 
-    def mass_matrix(self, q):
-        _checks.vector("q", q, 3)
-        return np.diag([self.m, self.m, self.I])
-
-    def coriolis_matrix(self, q, v):
-        self._state(q, v)
-        return np.zeros((3, 3))
-
-    def gravity_vector(self, q):
-        _checks.vector("q", q, 3)
-        return np.array([0.0, -self.m * self.g, 0.0])
-
     def input_matrix(self):
         return np.zeros((3, 0))
-
-    def potential_energy(self, q):
-        return self.m * self.g * _checks.vector("q", q, 3)[1]
 
     def _frame(self):
         s, c = np.sin(self.gamma), np.cos(self.gamma)

@@ -32,7 +32,7 @@ import scipy.sparse as sparse
 import sympy as sp
 
 from . import _checks
-from .system import ManipulatorSystem
+from .system import PlanarBody
 
 
 # --- argument checks ------------------------------------------------------
@@ -327,7 +327,7 @@ def spinning_ball_impact_symbolic(k=sp.Rational(2, 3)):
 
 
 @dataclass(frozen=True)
-class SpinningBall(ManipulatorSystem):
+class SpinningBall(PlanarBody):
     """A ball of mass m and radius r in the plane, above a horizontal ground (notes 000).
 
     q = [x, z, θ]: the centre's position and the spin angle; no inputs.
@@ -357,24 +357,12 @@ class SpinningBall(ManipulatorSystem):
         _checks.finite("g", self.g)
         _checks.positive("k", self.k)
 
-    def mass_matrix(self, q):
-        _checks.vector("q", q, 3)
-        return np.diag([self.m, self.m, self.k * self.m * self.r**2])
-
-    def coriolis_matrix(self, q, v):
-        self._state(q, v)
-        return np.zeros((3, 3))
-
-    def gravity_vector(self, q):
-        _checks.vector("q", q, 3)
-        return np.array([0.0, -self.m * self.g, 0.0])
+    def rotational_inertia(self):
+        """I = k m r² (k = 2/3 hollow, 2/5 solid)."""
+        return self.k * self.m * self.r**2
 
     def input_matrix(self):
         return np.zeros((3, 0))
-
-    def potential_energy(self, q):
-        """U = m g z."""
-        return self.m * self.g * _checks.vector("q", q, 3)[1]
 
     def signed_distance(self, q):
         """φ(q) = z − r: the gap between the ball and the ground (m).

@@ -138,3 +138,37 @@ class ManipulatorSystem:
         if not sol.success:
             raise RuntimeError(f"integration failed: {sol.message}")
         return Trajectory(sol.t, sol.y[:n].T, sol.y[n:].T)
+
+
+class PlanarBody(ManipulatorSystem):
+    """One rigid body in the vertical plane, q = [x, y, θ] (centre of mass and angle), gravity −g ŷ:
+
+        M = diag(m, m, I),   C = 0,   tau_g = [0, −m g, 0],   U = m g y.
+
+    Subclasses have fields ``m`` and ``g``, say what I is (``I``, or
+    :meth:`rotational_inertia` for a formula), and give ``input_matrix``.
+    The box, the rimless wheel in floating-base coordinates and the spinning
+    ball are all one of these with their own contacts.
+    """
+
+    n = 3
+
+    def rotational_inertia(self):
+        """I, the moment of inertia about the centre of mass (kg m²)."""
+        return self.I
+
+    def mass_matrix(self, q):
+        _checks.vector("q", q, 3)
+        return np.diag([self.m, self.m, self.rotational_inertia()])
+
+    def coriolis_matrix(self, q, v):
+        self._state(q, v)
+        return np.zeros((3, 3))
+
+    def gravity_vector(self, q):
+        _checks.vector("q", q, 3)
+        return np.array([0.0, -self.m * self.g, 0.0])
+
+    def potential_energy(self, q):
+        """U = m g y."""
+        return self.m * self.g * _checks.vector("q", q, 3)[1]
