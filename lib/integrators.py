@@ -77,6 +77,18 @@ def rk4(f, x0, h, steps, t0=0.0):
     return t, X
 
 
+def _phase_arrays(q0, p0, h, steps):
+    """Checked (h, steps) and the arrays Q, P of shape (steps+1, n) with the initial state in row 0."""
+    h, steps = _steps(h, steps)
+    q = np.atleast_1d(np.asarray(q0, dtype=float))
+    p = np.atleast_1d(np.asarray(p0, dtype=float))
+    if q.shape != p.shape:
+        raise ValueError(f"q0 and p0 must have the same shape, got {q.shape} and {p.shape}")
+    Q, P = np.empty((steps + 1, q.size)), np.empty((steps + 1, q.size))
+    Q[0], P[0] = q, p
+    return h, steps, Q, P
+
+
 def symplectic_euler(force, velocity, q0, p0, h, steps):
     """Symplectic (semi-implicit) Euler for a separable Hamiltonian H = K(p) + U(q).
 
@@ -91,13 +103,7 @@ def symplectic_euler(force, velocity, q0, p0, h, steps):
 
     Introduced in: chapter 10.
     """
-    h, steps = _steps(h, steps)
-    q = np.atleast_1d(np.asarray(q0, dtype=float))
-    p = np.atleast_1d(np.asarray(p0, dtype=float))
-    if q.shape != p.shape:
-        raise ValueError(f"q0 and p0 must have the same shape, got {q.shape} and {p.shape}")
-    Q, P = np.empty((steps + 1, q.size)), np.empty((steps + 1, q.size))
-    Q[0], P[0] = q, p
+    h, steps, Q, P = _phase_arrays(q0, p0, h, steps)
     for k in range(steps):
         P[k + 1] = P[k] + h * np.asarray(force(Q[k]), dtype=float)
         Q[k + 1] = Q[k] + h * np.asarray(velocity(P[k + 1]), dtype=float)
@@ -118,14 +124,8 @@ def stormer_verlet(force, velocity, q0, p0, h, steps):
 
     Introduced in: chapter 10.
     """
-    h, steps = _steps(h, steps)
-    q = np.atleast_1d(np.asarray(q0, dtype=float))
-    p = np.atleast_1d(np.asarray(p0, dtype=float))
-    if q.shape != p.shape:
-        raise ValueError(f"q0 and p0 must have the same shape, got {q.shape} and {p.shape}")
-    Q, P = np.empty((steps + 1, q.size)), np.empty((steps + 1, q.size))
-    Q[0], P[0] = q, p
-    F = np.asarray(force(q), dtype=float)
+    h, steps, Q, P = _phase_arrays(q0, p0, h, steps)
+    F = np.asarray(force(Q[0]), dtype=float)
     for k in range(steps):
         p_half = P[k] + h / 2 * F
         Q[k + 1] = Q[k] + h * np.asarray(velocity(p_half), dtype=float)
