@@ -101,35 +101,43 @@ class Course:
         """
         log_path = Path(log_path)
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        # nbgrader calls tools of its environment (alembic) by name: put them on the PATH.
-        bin_dir = str(Path(sys.executable).parent)
-        env = dict(os.environ, PYTHONUNBUFFERED="1", PATH=os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
-
-        def limit_memory():
-            from .sandbox import die_with_parent
-            die_with_parent()  # a grader killed with -9 takes its nbgrader runs (and their sandboxes) along
-            if memory_mb:
-                cap = int(memory_mb) * 1024 * 1024
-                resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-
         timed_out = False
         with open(log_path, "w") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *map(str, args)], cwd=self.root, env=env,
-                                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True, preexec_fn=limit_memory)
+            proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *map(str, args)], cwd=self.root,
+                                    env=nbgrader_environment(), stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True,
+                                    preexec_fn=child_setup(memory_mb))
             try:
                 proc.wait(timeout=time_limit)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                _stop(proc)
+                stop_process(proc)
             except BaseException:
-                _stop(proc)
+                stop_process(proc)
                 raise
         return NbgraderRun(proc.returncode, log_path.read_text(errors="replace"), timed_out)
 
     def logs(self):
         """Where nbgrader's output of each command is kept."""
         return self.autograded / "_logs"
+
+
+def nbgrader_environment():
+    """The environment for a process that runs nbgrader: unbuffered, with this environment's tools on the PATH."""
+    bin_dir = str(Path(sys.executable).parent)   # nbgrader calls tools of its environment (alembic) by name
+    return dict(os.environ, PYTHONUNBUFFERED="1", PATH=os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
+
+
+def child_setup(memory_mb=None):
+    """What a grading process does before it starts: die with the grader (even killed with -9, taking
+    its sandboxes along), and keep its address space under ``memory_mb`` MB if given."""
+    def setup():
+        from .sandbox import die_with_parent
+        die_with_parent()
+        if memory_mb:
+            cap = int(memory_mb) * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    return setup
 
 
 def _descendants(pid):
@@ -149,8 +157,9 @@ def _descendants(pid):
     return found
 
 
-def _stop(proc):
-    """Kill an nbgrader run we started: its process group, and its kernel (which has a session of its own)."""
+def stop_process(proc):
+    """Kill a process we started (an nbgrader run, a grading worker) with its process group and every
+    process it started (a kernel or a student's sandbox has a session of its own)."""
     kernels = _descendants(proc.pid)
     for kill in [lambda: os.killpg(proc.pid, signal.SIGKILL)] + [
             (lambda pid=pid: os.kill(pid, signal.SIGKILL)) for pid in kernels]:

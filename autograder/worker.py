@@ -23,24 +23,15 @@ Protocol: one JSON line per request on a pipe, ``{"assignment", "student",
 import json
 import logging
 import os
-import resource
 import selectors
 import signal
 import subprocess
 import sys
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 
-
-@dataclass(frozen=True)
-class AutogradeRun:
-    """How one student's ``autograde`` ended (the fields ``grade.diagnose`` reads)."""
-
-    returncode: int
-    log: str
-    timed_out: bool
+from .course import NbgraderRun, child_setup, nbgrader_environment, stop_process
 
 
 class GradingWorker:
@@ -53,25 +44,15 @@ class GradingWorker:
     def _start(self):
         requests_read, self._requests = os.pipe()
         self._replies, replies_write = os.pipe()
-        bin_dir = str(Path(sys.executable).parent)   # nbgrader calls tools of its environment (alembic) by name
-        env = dict(os.environ, PYTHONUNBUFFERED="1", PATH=os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
         log_dir = self.course.logs()
         log_dir.mkdir(parents=True, exist_ok=True)
-        memory_mb = self.memory_mb
-
-        def limits():
-            from .sandbox import die_with_parent
-            die_with_parent()  # a grader killed with -9 takes its workers (and their sandboxes) along
-            if memory_mb:
-                cap = int(memory_mb) * 1024 * 1024
-                resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-
         with open(log_dir / "worker.log", "a") as stray:   # whatever a worker prints outside a student's log
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "autograder.worker", str(self.course.root), str(requests_read),
                  str(replies_write)],
-                cwd=self.course.root, env=env, stdin=subprocess.DEVNULL, stdout=stray, stderr=subprocess.STDOUT,
-                pass_fds=(requests_read, replies_write), start_new_session=True, preexec_fn=limits)
+                cwd=self.course.root, env=nbgrader_environment(), stdin=subprocess.DEVNULL, stdout=stray,
+                stderr=subprocess.STDOUT, pass_fds=(requests_read, replies_write), start_new_session=True,
+                preexec_fn=child_setup(self.memory_mb))
         os.close(requests_read)
         os.close(replies_write)
         self._buffer = b""
@@ -85,7 +66,7 @@ class GradingWorker:
             return None
 
     def autograde(self, assignment, student, log_path, time_limit):
-        """Autograde one student; an :class:`AutogradeRun`. A worker that overruns or dies is replaced next time."""
+        """Autograde one student; an :class:`NbgraderRun`. A worker that overruns or dies is replaced next time."""
         if self.proc is None or self.proc.poll() is not None or self._config_stamp != self._stamp():
             self.stop()
             self._start()
@@ -98,17 +79,17 @@ class GradingWorker:
             reply = self._receive(time_limit)
         except TimeoutError:
             self.stop()
-            return AutogradeRun(-signal.SIGKILL, _read(log_path), True)
+            return NbgraderRun(-signal.SIGKILL, _read(log_path), True)
         except (OSError, EOFError):
             code = self.stop()
-            return AutogradeRun(code if code else 1, _read(log_path) + "\nthe grading worker ended", False)
+            return NbgraderRun(code if code else 1, _read(log_path) + "\nthe grading worker ended", False)
         except BaseException:
             self.stop()
             raise
         log = _read(log_path)
         if not reply.get("ok"):
-            return AutogradeRun(1, log + "\n" + str(reply.get("error", "")), False)
-        return AutogradeRun(0, log, False)
+            return NbgraderRun(1, log + "\n" + str(reply.get("error", "")), False)
+        return NbgraderRun(0, log, False)
 
     def _receive(self, timeout):
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -129,8 +110,7 @@ class GradingWorker:
         """Kill the worker and everything it started (its session: sandboxes included); its exit code."""
         if self.proc is None:
             return None
-        from .course import _stop
-        _stop(self.proc)
+        stop_process(self.proc)
         for fd in (self._requests, self._replies):
             try:
                 os.close(fd)
