@@ -31,8 +31,8 @@ from itertools import combinations
 from typing import Callable
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.optimize import root
+from scipy.integrate import DOP853, OdeSolution
+from scipy.optimize import brentq, root
 
 from . import _checks
 from .constraints import PointMass
@@ -144,11 +144,11 @@ class HybridTrajectory:
         times = np.atleast_1d(np.asarray(times, dtype=float))
         out = np.empty((len(times), self.segments[0].x.shape[1]))
         starts = np.array([s.t[0] for s in self.segments])
-        for i, ti in enumerate(times):
-            k = max(int(np.searchsorted(starts, ti, side="right")) - 1, 0)
-            seg = self.segments[k]
-            tc = min(max(ti, seg.t[0]), seg.t[-1])
-            out[i] = seg.dense(tc) if seg.dense is not None and seg.t[-1] > seg.t[0] else seg.x[-1]
+        which = np.maximum(np.searchsorted(starts, times, side="right") - 1, 0)
+        for k in np.unique(which):
+            seg, idx = self.segments[k], np.flatnonzero(which == k)
+            tc = np.clip(times[idx], seg.t[0], seg.t[-1])
+            out[idx] = seg.dense(tc).T if seg.dense is not None and seg.t[-1] > seg.t[0] else seg.x[-1]
         return out
 
 
@@ -169,18 +169,113 @@ def _mode_table(modes):
     return table
 
 
+# --- flowing inside a mode until a guard fires ----------------------------------
+#: Interior points of every accepted step at which the guards are evaluated.
+GUARD_SAMPLES = 8
+#: A guard whose witness is within this of zero at the start of a segment is "on its surface".
+ON_SURFACE = 1e-9
+
+
+def _fires(before, after, direction):
+    """Whether a witness going from ``before`` to ``after`` crosses zero in ``direction``."""
+    down = before > 0.0 and after <= 0.0
+    up = before < 0.0 and after >= 0.0
+    return down if direction < 0 else up if direction > 0 else (down or up)
+
+
+def _flow(dynamics, guards, t0, x0, t_final, rtol, atol, max_step):
+    """Integrate ẋ = f(t, x) from (t0, x0) until t_final or the first guard crossing.
+
+    Returns (times, states, dense output, index of the guard that fired or
+    None). The last time and state are the event's when a guard fired. See
+    :func:`simulate_hybrid` for why the guards are watched this way.
+    """
+    def witness(g, t, x):
+        w = float(g.witness(t, x))
+        if not np.isfinite(w):
+            raise ValueError(f"guard {g.name!r}: the witness is {w} at t = {t:.6g} s, x = {x}")
+        return w
+
+    # The side each guard was last seen on. A witness that starts on its
+    # surface (a reset has just put the state there) counts as being on the
+    # side it must leave to fire: it fires if the flow carries it straight
+    # through, and not if the flow carries it away.
+    last = []
+    for g in guards:
+        w = witness(g, t0, x0)
+        if abs(w) <= ON_SURFACE:
+            w = -g.direction if g.direction != 0 else 0.0
+        last.append(w)
+    solver = DOP853(dynamics, t0, x0, t_final, rtol=rtol, atol=atol, max_step=max_step)
+    ts, xs, pieces = [t0], [np.array(x0, dtype=float)], []
+    while solver.status == "running":
+        solver.step()
+        if solver.status == "failed":
+            raise RuntimeError(f"integration failed at t = {solver.t:g} s")
+        t_old, t_new, dense = solver.t_old, solver.t, solver.dense_output()
+        pieces.append(dense)
+        fired, t_fire = None, np.inf
+        grid = np.linspace(t_old, t_new, GUARD_SAMPLES + 2)[1:]
+        states = dense(grid).T if guards else ()
+        for i, g in enumerate(guards):
+            before, t_before = last[i], t_old
+            for tk, xk in zip(grid, states):
+                if tk >= t_fire:                      # another guard fires earlier
+                    break
+                w = witness(g, tk, xk)
+                if _fires(before, w, g.direction):
+                    t_hit = tk
+                    if w != 0.0:
+                        def f(tt, g=g):
+                            return witness(g, tt, dense(tt))
+                        # No sign change here means the witness started on its
+                        # surface and the flow carried it straight through.
+                        t_hit = (t_before if f(t_before) * w >= 0.0 else
+                                 brentq(f, t_before, tk, xtol=1e-15, rtol=4 * np.finfo(float).eps))
+                    fired, t_fire = i, t_hit
+                    break
+                if w != 0.0:
+                    before, t_before = w, tk
+            last[i] = before
+        if fired is not None:
+            if t_fire > ts[-1]:
+                ts.append(t_fire)
+                xs.append(dense(t_fire))
+            else:                                     # fired where the step began
+                pieces.pop()
+            return np.array(ts), np.array(xs), (OdeSolution(ts, pieces) if pieces else None), fired
+        ts.append(t_new)
+        xs.append(solver.y.copy())
+    return np.array(ts), np.array(xs), (OdeSolution(ts, pieces) if pieces else None), None
+
+
 def simulate_hybrid(modes, mode, x0, t_final, stop_at=None, max_events=1000, zeno_dt=1e-6,
                     rtol=1e-10, atol=1e-10, max_step=np.inf):
     """Simulate a hybrid system with event detection (notes 004, "Simulating Hybrid Systems").
 
-    Inside a mode the state flows by ẋ = f(x) (scipy ``solve_ivp``, DOP853).
-    The mode's guards are the integrator's events: when one crosses zero in
-    its direction the integration stops at the crossing, the reset maps x⁻ to
-    x⁺ and the guard's target mode takes over. The run ends at ``t_final``,
-    at the first firing of a guard named in ``stop_at`` (a name or a
-    collection of names), when events pile up
-    (Zeno) without a ``zeno_target``, or after ``max_events`` events, so it
-    always terminates. Returns a :class:`HybridTrajectory`.
+    Inside a mode the state flows by ẋ = f(x) (SciPy's DOP853). When one of
+    the mode's guards crosses zero in its direction the flow stops at the
+    crossing (located by root finding on the step's dense output), the reset
+    maps x⁻ to x⁺ and the guard's target mode takes over. The run ends at
+    ``t_final``, at the first firing of a guard named in ``stop_at`` (a name
+    or a collection of names), when events pile up (Zeno) without a
+    ``zeno_target``, or after ``max_events`` events, so it always terminates.
+    Returns a :class:`HybridTrajectory`.
+
+    How a crossing is never stepped over. An integrator that only compares a
+    witness at the two ends of each step misses a crossing in two ways, and
+    both happen after a reset: (1) a reset leaves the state *on* the surface
+    of a guard (a ball that has just bounced is at height zero), so the
+    witness starts at ±1e-17, and when it starts at −1e-17 a flight that comes
+    back down ends the step on the same side it started; (2) a smooth flight
+    (a parabola) is integrated exactly, so one step may span the whole flight.
+    Here (1) a witness within ``ON_SURFACE`` of zero at the start of a segment
+    counts as being on the side it must leave to fire, so it fires when the
+    flow carries it straight through and not when the flow carries it away;
+    and (2) every guard is evaluated at ``GUARD_SAMPLES`` interior points of
+    every accepted step's dense output, so a crossing is found unless the
+    witness goes out and back within an eighth of a step, a time over which
+    the integrator's own error control keeps the state nearly polynomial.
 
     >>> fall = Mode("fall", lambda t, x: np.array([x[1], -9.81]),
     ...             (Guard("ground", lambda t, x: x[0], target="fall",
@@ -200,6 +295,8 @@ def simulate_hybrid(modes, mode, x0, t_final, stop_at=None, max_events=1000, zen
     t_final = _checks.positive("t_final", t_final)
     max_events = int(_checks.positive("max_events", max_events))
     zeno_dt = _checks.nonnegative("zeno_dt", zeno_dt)
+    rtol = _checks.positive("rtol", rtol)
+    atol = _checks.positive("atol", atol)
     max_step = _checks.positive("max_step", max_step) if np.isfinite(max_step) else np.inf
 
     stop_at = {stop_at} if isinstance(stop_at, str) else set(stop_at or ())
@@ -209,26 +306,16 @@ def simulate_hybrid(modes, mode, x0, t_final, stop_at=None, max_events=1000, zen
     status, message = "time limit", f"reached t_final = {t_final:g} s"
     while True:
         current = table[mode]
-        wrappers = []
-        for g in current.guards:
-            def w(tt, xx, g=g):
-                return float(g.witness(tt, xx))
-            w.terminal = True
-            w.direction = g.direction
-            wrappers.append(w)
-        sol = solve_ivp(current.dynamics, (t, t_final), x, method="DOP853", events=wrappers or None,
-                        dense_output=True, rtol=rtol, atol=atol, max_step=max_step)
-        if sol.status == -1:
-            raise RuntimeError(f"integration failed in mode {mode!r} at t = {sol.t[-1]:g} s: {sol.message}")
-        segments.append(Segment(mode, sol.t, sol.y.T, sol.sol))
-        if sol.status != 1:                           # no event: the time limit was reached
+        try:
+            ts, xs, dense, fired = _flow(current.dynamics, current.guards, t, x, t_final, rtol, atol, max_step)
+        except RuntimeError as err:
+            raise RuntimeError(f"mode {mode!r}: {err}") from None
+        segments.append(Segment(mode, ts, xs, dense))
+        if fired is None:                              # no event: the time limit was reached
             break
-        # Which guard fired: the one whose event time is the end of the segment.
-        t_event = float(sol.t[-1])
-        fired = min(((abs(te[-1] - t_event), i) for i, te in enumerate(sol.t_events) if len(te)),
-                    key=lambda p: p[0])[1]
+        t_event = float(ts[-1])
         guard = current.guards[fired]
-        x_minus = sol.y[:, -1].copy()
+        x_minus = xs[-1].copy()
         key = (guard.name, mode)
         zeno = key in last_fired and t_event - last_fired[key] < zeno_dt
         last_fired[key] = t_event
