@@ -88,7 +88,7 @@ def test_cart_wall_simulation_is_inelastic():
     """Coming in at −1 m/s from 0.25 m: the cart reaches the wall and stops there (no bounce, no penetration)."""
     traj = cart_wall_simulate(1.0, 0.01, 0.25, -1.0, 60)
     np.testing.assert_allclose(traj.q, np.maximum(0.25 - traj.t, 0.0), atol=1e-12)
-    assert (traj.v[30:] == 0.0).all()
+    assert np.abs(traj.v[30:]).max() <= 1e-12             # at rest against the wall
     assert traj.f[25] == pytest.approx(1.0 / 0.01)        # the impulse m|v| = 1 N·s over one step
 
 
@@ -200,7 +200,7 @@ def test_box_drop_settles_flat_and_holds_its_weight():
     traj = simulate_box(box, [0.0, 0.0, 0.12], np.eye(3), [0, 0, 0], [0, 0, 0], 0.01, 25)
     assert traj.p[-1, 2] == pytest.approx(0.05, abs=1e-12)
     assert traj.lam_n[-1].sum() == pytest.approx(2.0 * G * 0.01)
-    assert (traj.lam_n >= 0).all() and (traj.lam_n[:, 4:] == 0).all()
+    assert traj.lam_n.min() >= -1e-12 and np.abs(traj.lam_n[:, 4:]).max() <= 1e-12   # top corners carry nothing
     corners = box.corners(traj.p[-1], traj.R[-1])
     np.testing.assert_allclose(corners[:4, 2], 0.0, atol=1e-12)
 
@@ -297,7 +297,7 @@ def test_hydroplaning_first_step_closed_form():
             run = hydroplaning(h, mu, 2.0, duration=h)
             assert run.z[1] == pytest.approx(hydroplaning_first_step(h, mu, 2.0), rel=1e-9)
             assert run.v_x[1] == pytest.approx((2.0 - mu * G * h) / (1 + mu**2), rel=1e-9)
-            assert hydroplaning(h, mu, 2.0, duration=h, method="lcp").z[1] == 0.0
+            assert abs(hydroplaning(h, mu, 2.0, duration=h, method="lcp").z[1]) <= 1e-12
 
 
 def test_hydroplaning_shrinks_with_h_and_grows_with_mu():
@@ -306,7 +306,7 @@ def test_hydroplaning_shrinks_with_h_and_grows_with_mu():
     assert heights_h[0] > heights_h[1] > heights_h[2] > 0
     heights_mu = hydroplaning_sweep([0.01], [0.2, 0.5, 0.9], 2.0)[0]
     assert heights_mu[0] < heights_mu[1] < heights_mu[2]
-    assert hydroplaning(0.01, 0.5, 2.0, method="lcp").max_height == 0.0
+    assert hydroplaning(0.01, 0.5, 2.0, method="lcp").max_height <= 1e-12
 
 
 # --- Todorov's regularized dual ------------------------------------------------------------------
@@ -384,8 +384,8 @@ def test_relaxed_cart_wall_force_at_a_distance():
     h, kappa, v = 0.01, 0.05, -1.0
     q = np.array([0.09, 0.11])                       # 2κ|v| = 0.1
     s = relaxed_cart_wall_step(1.0, h, q, v, kappa=kappa)
-    assert s.f[0] > 0 and s.f[1] == 0
-    assert (cart_wall_closed_form(1.0, h, q, v).f == 0).all()
+    assert s.f[0] > 1e-6 and abs(s.f[1]) <= 1e-12
+    assert np.abs(cart_wall_closed_form(1.0, h, q, v).f).max() <= 1e-12
 
 
 def test_relaxed_cart_wall_converges_to_the_lcp():
