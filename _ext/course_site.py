@@ -11,6 +11,8 @@
   through MathJax 2's ``MathJax.Hub.Queue``; the site serves MathJax 3, which
   has no ``Hub``, so every label threw "reading 'Queue'". A small script gives
   MathJax 3 that one entry point, forwarding to ``typesetPromise``.
+- The theme shows a second search field in a bar above the page, beside the
+  one in the sidebar: the bar's persistent search is switched off.
 """
 
 # Runs before MathJax's own scripts: whatever object ends up as window.MathJax
@@ -53,7 +55,14 @@ def _drop_thebe(app, pagename, templatename, context, doctree):
         context["default_mode"] = "light"
 
 
+def _one_search_box(app, config):
+    options = dict(config.html_theme_options or {})
+    options.setdefault("navbar_persistent", [])
+    config.html_theme_options = options
+
+
 def setup(app):
+    app.connect("config-inited", _one_search_box)
     app.connect("html-page-context", _drop_thebe, priority=900)
     app.add_js_file(None, body=MATHJAX2_QUEUE_SHIM, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
