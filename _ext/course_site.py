@@ -15,6 +15,9 @@
   pinned ``requirements.txt`` and a README with the set-up, written beside
   the pages at the end of every HTML build, so that a student who has only
   the website can run a homework notebook.
+- The bibliography lists its entries under the labels the text cites them
+  by, "[Tedrake, 2022]", not under pybtex's "[Ted22]": a label style of
+  ours, registered as the pybtex style "authoryear".
 - The theme shows a second search field in a bar above the page, beside the
   one in the sidebar: the bar's persistent search is switched off.
 """
@@ -96,7 +99,30 @@ def _course_kit(app, exception):
         kit.writestr("course-kit/README.txt", KIT_README)
 
 
+def _author_year_style():
+    """A pybtex style: the unsrt formatting, sorted by author and year, labelled "Author, Year"."""
+    from pybtex.style.formatting.unsrt import Style
+    from pybtex.style.labels import BaseLabelStyle
+
+    class AuthorYearLabels(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            for entry in sorted_entries:
+                last = [" ".join(p.last_names) for p in entry.persons.get("author", [])]
+                names = (last[0] if len(last) == 1 else f"{last[0]} and {last[1]}" if len(last) == 2
+                         else f"{last[0]} et al.")
+                yield f"{names}, {entry.fields.get('year', 'n.d.')}"
+
+    class AuthorYearStyle(Style):
+        default_label_style = AuthorYearLabels
+        default_sorting_style = "author_year_title"
+
+    return AuthorYearStyle
+
+
 def setup(app):
+    from pybtex.plugin import register_plugin
+
+    register_plugin("pybtex.style.formatting", "authoryear", _author_year_style(), force=True)
     app.connect("build-finished", _course_kit)
     app.connect("config-inited", _one_search_box)
     app.connect("html-page-context", _drop_thebe, priority=900)

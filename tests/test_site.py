@@ -241,3 +241,17 @@ def test_homework_table_fits_a_phone(browser, server):
         assert not overflow, f"homework table cells off-screen at 390 px: {overflow[:5]}"
     finally:
         page.close()
+
+
+@pytest.mark.site
+def test_search_snippets_read_as_text_not_tex(browser, server):
+    """The snippets under search results show equations as text ("M", "τ", "[equation]"), never TeX source."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{server}/search.html?q=Coriolis+matrix", wait_until="load")
+        page.wait_for_function("() => document.querySelectorAll('p.context').length >= 3", timeout=30_000)
+        snippets = page.evaluate("() => Array.from(document.querySelectorAll('p.context')).map(p => p.textContent)")
+        tex = [s[:120] for s in snippets if re.search(r"\\\(|\\\[|\\dot|\\begin|\\tau|\\mathsf", s)]
+        assert not tex, f"search snippets show raw TeX: {tex}"
+    finally:
+        page.close()
