@@ -255,3 +255,23 @@ def test_search_snippets_read_as_text_not_tex(browser, server):
         assert not tex, f"search snippets show raw TeX: {tex}"
     finally:
         page.close()
+
+
+def chapter_page_paths():
+    return [p for p in site_pages() if p.startswith("chapters/")] or ["chapters/01_lagrangian.html"]
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("page_path", chapter_page_paths())
+def test_chapter_reads_like_a_book(browser, server, page_path, width):
+    """Numbered chapter title, no raw $ in the prose, no display equation cut off (tools/site_audit.py measures)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from site_audit import audit_page
+
+    m = audit_page(browser, server, page_path, width)
+    assert m["title_numbered"], f"{page_path}: the chapter title carries no number"
+    assert m["raw_dollars"] == 0, f"{page_path} at {width} px: {m['raw_dollars']} raw $ in the prose (unparsed math)"
+    assert m["cut_equations"] == 0, f"{page_path} at {width} px: {m['cut_equations']} display equations cut off"
