@@ -1,6 +1,7 @@
 """The command line: ``python -m autograder COMMAND`` (see autograder/README.md)."""
 
 import argparse
+import os
 import sys
 
 from .course import Course, CourseError
@@ -43,8 +44,16 @@ def build_parser():
     return parser
 
 
+def environment_tools_on_path():
+    """Put this environment's tools first on the PATH: nbgrader runs some by name (alembic creates the gradebook)."""
+    tools = os.path.dirname(sys.executable)
+    if tools not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join(p for p in (tools, os.environ.get("PATH")) if p)
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    environment_tools_on_path()
     try:
         course = Course(args.root)
         if args.command == "release":
@@ -67,7 +76,13 @@ def main(argv=None):
         elif args.command == "status":
             from .export import status
             status(course, args.assignment)
-    except (CourseError, FileNotFoundError, ValueError) as err:
+    except FileNotFoundError as err:
+        if "alembic" in str(err):
+            err = (f"nbgrader needs the alembic command to create the gradebook, and {sys.executable} has none "
+                   "beside it: install the course's environment (make setup, or pip install -r requirements.txt)")
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except (CourseError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     return 0
