@@ -27,8 +27,10 @@ import os
 import re
 import shutil
 import threading
+import warnings
 
 import nbformat
+from nbformat.warnings import DuplicateCellId
 
 from . import gradebook, submissions
 from .course import CourseError
@@ -102,12 +104,18 @@ def timed_out_cells(graded_notebook, cell_timeout):
 
 
 def normalize(path):
-    """Make the copy of a submission safe for nbgrader: a cell id repeated (a copied test cell) is kept once.
+    """Make the copy of a submission safe for nbgrader: a grade id repeated (a copied test cell) is kept once,
+    repeated cell ids are renumbered (nbformat does it, and would warn about it every time it reads the file).
 
     Only the copy in submitted/ is changed; returns notes for the instructor.
     """
-    nb = read_notebook(path)
+    with warnings.catch_warnings(record=True) as renumbered:
+        warnings.simplefilter("always", DuplicateCellId)
+        nb = read_notebook(path)
+    renumbered = [w for w in renumbered if issubclass(w.category, DuplicateCellId)]
     seen, kept, notes = set(), [], []
+    if renumbered:
+        notes.append(f"{len(renumbered)} cell id(s) appeared more than once and were renumbered")
     for cell in nb.cells:
         name = cell.metadata.get("nbgrader", {}).get("grade_id")
         if name and name in seen:
