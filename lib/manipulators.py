@@ -209,7 +209,6 @@ def planar_chain_energies(n):
     return T, U, s
 
 
-@functools.lru_cache(maxsize=None)
 def planar_chain_form(n):
     """The manipulator form (M, C from Christoffel symbols, tau_g) of an n-link planar chain, cached.
 
@@ -222,18 +221,28 @@ def planar_chain_form(n):
 
     Introduced in: chapter 3.
     """
+    return _chain_form(n)
+
+
+@functools.lru_cache(maxsize=None)
+def _chain_form(n):
+    # cached apart from planar_chain_form, so that lib.homework.without_lib can switch that one off
     T, U, s = planar_chain_energies(n)
     return manipulator_form_fast(T, U, s.q, s.qd), T, U, s
 
 
-@functools.lru_cache(maxsize=None)
+_CHAINS = {}  # n -> the compiled functions of the n-link chain (lib.homework switches them off by name)
+
+
 def _compiled_chain(n):
     """M, C, tau_g, T, U of the n-link chain as numpy functions f(q, qd, params), compiled once per n."""
-    form, T, U, s = planar_chain_form(n)
-    args = [list(s.q), list(s.qd), list(s.params)]
-    compile_ = lambda e: sp.lambdify(args, e, "numpy", cse=True)  # noqa: E731
-    return {"M": compile_(form.M), "C": compile_(form.C), "tau_g": compile_(form.tau_g),
-            "T": compile_(T), "U": compile_(U)}
+    if n not in _CHAINS:
+        form, T, U, s = planar_chain_form(n)
+        args = [list(s.q), list(s.qd), list(s.params)]
+        compile_ = lambda e: sp.lambdify(args, e, "numpy", cse=True)  # noqa: E731
+        _CHAINS[n] = {"M": compile_(form.M), "C": compile_(form.C), "tau_g": compile_(form.tau_g),
+                      "T": compile_(T), "U": compile_(U)}
+    return _CHAINS[n]
 
 
 def _link_parameters(m, l, lc, I):
