@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from . import _checks
+from . import checks
 from .system import ManipulatorSystem, PlanarBody, Trajectory
 
 
@@ -69,7 +69,7 @@ def signed_distance(points, normal=(0.0, 1.0), offset=0.0, radius=0.0):
     p = np.asarray(points, dtype=float)
     if p.shape[-1:] != n.shape:
         raise ValueError(f"points must have shape (..., {n.size}) to match the normal, got shape {p.shape}")
-    return p @ n - _checks.finite("offset", offset) - _checks.nonnegative("radius", radius)
+    return p @ n - checks.finite("offset", offset) - checks.nonnegative("radius", radius)
 
 
 def contact_frame(normal):
@@ -167,10 +167,10 @@ class PlanarRigidBody(PlanarBody):
     n = 3
 
     def __post_init__(self):
-        _checks.positive("m", self.m)
-        _checks.positive("I", self.I)
-        _checks.finite("g", self.g)
-        _checks.nonnegative("radius", self.radius)
+        checks.positive("m", self.m)
+        checks.positive("I", self.I)
+        checks.finite("g", self.g)
+        checks.nonnegative("radius", self.radius)
         pts = np.asarray(self.points, dtype=float)
         if pts.ndim != 2 or pts.shape[1] != 2:
             raise ValueError(f"points must have shape (k, 2), got shape {pts.shape}")
@@ -179,15 +179,15 @@ class PlanarRigidBody(PlanarBody):
     @classmethod
     def box(cls, m=1.0, width=1.0, height=0.5, g=9.81):
         """A uniform box, I = m (w² + h²)/12, with its four corners as contact points."""
-        w, h = _checks.positive("width", width), _checks.positive("height", height)
-        m = _checks.positive("m", m)
+        w, h = checks.positive("width", width), checks.positive("height", height)
+        m = checks.positive("m", m)
         corners = ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))
         return cls(m=m, I=m * (w**2 + h**2) / 12.0, g=g, points=corners, radius=0.0)
 
     @classmethod
     def disk(cls, m=1.0, r=0.1, g=9.81):
         """A uniform disk (a ball in the plane), I = m r²/2, touching through a sphere of radius r."""
-        m, r = _checks.positive("m", m), _checks.positive("r", r)
+        m, r = checks.positive("m", m), checks.positive("r", r)
         return cls(m=m, I=0.5 * m * r**2, g=g, points=((0.0, 0.0),), radius=r)
 
     def input_matrix(self):
@@ -195,7 +195,7 @@ class PlanarRigidBody(PlanarBody):
 
     def world_points(self, q):
         """Contact-sphere centres in the world, p_i = [x, y] + R(θ) r_i, shape (k, 2)."""
-        q = _checks.vector("q", q, 3)
+        q = checks.vector("q", q, 3)
         c, s = np.cos(q[2]), np.sin(q[2])
         return q[:2] + np.asarray(self.points) @ np.array([[c, s], [-s, c]])
 
@@ -204,7 +204,7 @@ class PlanarRigidBody(PlanarBody):
 
         Works on a stack of points (k, 2) → (k, 2, 3).
         """
-        q = _checks.vector("q", q, 3)
+        q = checks.vector("q", q, 3)
         r = np.asarray(p, dtype=float) - q[:2]
         J = np.zeros(r.shape[:-1] + (2, 3))
         J[..., 0, 0] = J[..., 1, 1] = 1.0
@@ -246,7 +246,7 @@ class PlaneContact:
 
     def __post_init__(self):
         object.__setattr__(self, "normal", tuple(_normal(self.normal)))
-        _checks.finite("offset", self.offset)
+        checks.finite("offset", self.offset)
         object.__setattr__(self, "_frame", contact_frame(self.normal))
 
     def kinematics(self, q):
@@ -321,10 +321,10 @@ def box_vertices(center, angle, width, height):
 
     Introduced in: chapter 5.
     """
-    w, h = _checks.positive("width", width), _checks.positive("height", height)
+    w, h = checks.positive("width", width), checks.positive("height", height)
     c, s = np.cos(angle), np.sin(angle)
     local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-    return _checks.vector("center", center, 2) + local @ np.array([[c, s], [-s, c]])
+    return checks.vector("center", center, 2) + local @ np.array([[c, s], [-s, c]])
 
 
 # --- normal-force laws ---------------------------------------------------------------
@@ -339,7 +339,7 @@ def linear_normal_force(phi, phidot, k, b=0.0):
 
     Introduced in: chapter 5.
     """
-    k, b = _checks.nonnegative("k", k), _checks.nonnegative("b", b)
+    k, b = checks.nonnegative("k", k), checks.nonnegative("b", b)
     phi, phidot = np.asarray(phi, dtype=float), np.asarray(phidot, dtype=float)
     return np.where(phi < 0, np.maximum(0.0, -k * phi - b * phidot), 0.0)
 
@@ -358,7 +358,7 @@ def hunt_crossley_normal_force(phi, phidot, k, d=0.0, p=1.0):
 
     Introduced in: chapter 5.
     """
-    k, d, p = _checks.nonnegative("k", k), _checks.nonnegative("d", d), _checks.positive("p", p)
+    k, d, p = checks.nonnegative("k", k), checks.nonnegative("d", d), checks.positive("p", p)
     x = np.maximum(0.0, -np.asarray(phi, dtype=float))
     xdot = -np.asarray(phidot, dtype=float)
     return np.maximum(0.0, k * x**p * (1.0 + d * xdot))
@@ -366,8 +366,8 @@ def hunt_crossley_normal_force(phi, phidot, k, d=0.0, p=1.0):
 
 # --- friction laws (friction coefficient as a function of the sliding velocity) --------------------
 def _friction_params(mu_s, mu_d, v_s=None):
-    mu_s, mu_d = _checks.nonnegative("mu_s", mu_s), _checks.nonnegative("mu_d", mu_d)
-    return (mu_s, mu_d) if v_s is None else (mu_s, mu_d, _checks.positive("v_s", v_s))
+    mu_s, mu_d = checks.nonnegative("mu_s", mu_s), checks.nonnegative("mu_d", mu_d)
+    return (mu_s, mu_d) if v_s is None else (mu_s, mu_d, checks.positive("v_s", v_s))
 
 
 def coulomb_friction(v_t, f_n, mu_s, mu_d, f_stick=0.0):
@@ -404,7 +404,7 @@ def coulomb_curve(mu_s, mu_d, v_max=1.0):
     Introduced in: chapter 5.
     """
     mu_s, mu_d = _friction_params(mu_s, mu_d)
-    v_max = _checks.positive("v_max", v_max)
+    v_max = checks.positive("v_max", v_max)
     return (np.array([-v_max, -0.0, -0.0, 0.0, 0.0, v_max]),
             np.array([-mu_d, -mu_d, -mu_s, mu_s, mu_d, mu_d]))
 
@@ -491,15 +491,15 @@ class CompliantContact:
     friction: str = "stribeck"
 
     def __post_init__(self):
-        _checks.nonnegative("k", self.k)
-        _checks.nonnegative("b", self.b)
-        _checks.nonnegative("d", self.d)
-        _checks.positive("p", self.p)
-        _checks.nonnegative("mu_s", self.mu_s)
+        checks.nonnegative("k", self.k)
+        checks.nonnegative("b", self.b)
+        checks.nonnegative("d", self.d)
+        checks.positive("p", self.p)
+        checks.nonnegative("mu_s", self.mu_s)
         if self.mu_d is None:
             object.__setattr__(self, "mu_d", float(self.mu_s))
-        _checks.nonnegative("mu_d", self.mu_d)
-        _checks.positive("v_s", self.v_s)
+        checks.nonnegative("mu_d", self.mu_d)
+        checks.positive("v_s", self.v_s)
         if self.model not in ("linear", "hunt-crossley"):
             raise ValueError(f"model must be 'linear' or 'hunt-crossley', got {self.model!r}")
         if self.friction not in ("stribeck", "piecewise"):
@@ -573,12 +573,12 @@ class CompliantSystem(ManipulatorSystem):
 
     def contact_forces(self, q, v):
         """φ (k,) and the contact forces λ (k, d) = [f_n, f_t…] at the state (q, v)."""
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         kin = self.contacts.kinematics(q)
         return kin.phi, self._forces(kin, v)
 
     def external_force(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         kin = self.contacts.kinematics(q)
         lam = self._forces(kin, v)
         return self.system.external_force(q, v) + np.einsum("kdn,kd->n", kin.J, lam)
@@ -593,8 +593,8 @@ def steady_penetration(m, k, g=9.81, p=1.0):
 
     Introduced in: chapter 5.
     """
-    m, k, p = _checks.positive("m", m), _checks.positive("k", k), _checks.positive("p", p)
-    return (m * _checks.positive("g", g) / k) ** (1.0 / p)
+    m, k, p = checks.positive("m", m), checks.positive("k", k), checks.positive("p", p)
+    return (m * checks.positive("g", g) / k) ** (1.0 / p)
 
 
 def required_stiffness(m, depth, g=9.81, p=1.0):
@@ -607,8 +607,8 @@ def required_stiffness(m, depth, g=9.81, p=1.0):
 
     Introduced in: chapter 5.
     """
-    m, depth, p = _checks.positive("m", m), _checks.positive("depth", depth), _checks.positive("p", p)
-    return m * _checks.positive("g", g) / depth**p
+    m, depth, p = checks.positive("m", m), checks.positive("depth", depth), checks.positive("p", p)
+    return m * checks.positive("g", g) / depth**p
 
 
 def max_penetration(m, k, v_in, g=9.81):
@@ -621,8 +621,8 @@ def max_penetration(m, k, v_in, g=9.81):
 
     Introduced in: chapter 5.
     """
-    m, k = _checks.positive("m", m), _checks.positive("k", k)
-    v_in, g = _checks.finite("v_in", v_in), _checks.nonnegative("g", g)
+    m, k = checks.positive("m", m), checks.positive("k", k)
+    v_in, g = checks.finite("v_in", v_in), checks.nonnegative("g", g)
     return float((m * g + np.sqrt((m * g) ** 2 + k * m * v_in**2)) / k)
 
 
@@ -634,28 +634,29 @@ def contact_frequency(m, k):
 
     Introduced in: chapter 5.
     """
-    return float(np.sqrt(_checks.positive("k", k) / _checks.positive("m", m)))
+    return float(np.sqrt(checks.positive("k", k) / checks.positive("m", m)))
 
 
 def explicit_step_limit(m, k, method="rk4"):
     """Largest fixed step an explicit method can take on the undamped contact spring (ω = √(k/m)).
 
-    "symplectic euler": h < 2/ω; "rk4": h < 2√2/ω (where RK4's stability
+    "symplectic_euler": h < 2/ω; "rk4": h < 2√2/ω (where RK4's stability
     region crosses the imaginary axis). Forward Euler has no such step: it
     amplifies an undamped oscillation for every h > 0. The stiffer the
     contact, the smaller the step, which is the point of notes 000.
 
-    >>> round(explicit_step_limit(m=1.0, k=1e6, method="symplectic euler"), 6)
+    >>> round(explicit_step_limit(m=1.0, k=1e6, method="symplectic_euler"), 6)
     0.002
 
     Introduced in: chapter 5.
     """
     omega = contact_frequency(m, k)
-    if method == "symplectic euler":
+    method = "symplectic_euler" if method == "symplectic euler" else method     # the earlier spelling
+    if method == "symplectic_euler":
         return 2.0 / omega
     if method == "rk4":
         return 2.0 * np.sqrt(2.0) / omega
-    raise ValueError(f"method must be 'symplectic euler' or 'rk4', got {method!r}")
+    raise ValueError(f"method must be 'symplectic_euler' or 'rk4', got {method!r}")
 
 
 @dataclass(frozen=True)
@@ -687,9 +688,9 @@ def simulate_ivp(system, q0, v0, t_final, u=None, method="RK45", rtol=1e-6, atol
 
     Introduced in: chapter 5.
     """
-    q0, v0 = system._state(q0, v0)
-    t_final = _checks.positive("t_final", t_final)
-    policy = u if callable(u) else (lambda t, q, v, _u=system._input(u): _u)
+    q0, v0 = system.check_state(q0, v0)
+    t_final = checks.positive("t_final", t_final)
+    policy = system.input_policy(u)
     n = system.n
 
     def rhs(t, x):

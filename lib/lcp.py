@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
+from . import checks
 
 SOLVED = "solved"
 RAY_TERMINATION = "ray termination"
@@ -97,7 +97,7 @@ def check_lcp(M, q):
         raise ValueError(f"M must be a square matrix, got shape {M.shape}")
     if not np.isfinite(M).all():
         raise ValueError("M must contain only finite numbers (found NaN or inf)")
-    q = _checks.vector("q", q, M.shape[0])
+    q = checks.vector("q", q, M.shape[0])
     return M, q
 
 
@@ -137,12 +137,12 @@ def complementarity_certificate(M, q, z, w=None):
     False
     """
     M, q = check_lcp(M, q)
-    z = _checks.vector("z", z, len(q))
+    z = checks.vector("z", z, len(q))
     w_from_z = q + M @ z
     if w is None:
         w = w_from_z
     else:
-        w = _checks.vector("w", w, len(q))
+        w = checks.vector("w", w, len(q))
     return Certificate(min_w=float(w.min()), min_z=float(z.min()), complementarity=float(abs(w @ z)),
                        residual=float(np.max(np.abs(w - w_from_z))))
 
@@ -287,7 +287,7 @@ def lemke(M, q, d=None, max_iter=None, trace=False, tol=1e-12, restarts=0, ties=
     """
     M, q = check_lcp(M, q)
     n = len(q)
-    d = np.ones(n) if d is None else _checks.vector("d", d, n)
+    d = np.ones(n) if d is None else checks.vector("d", d, n)
     if d.min() <= 0:
         raise ValueError(f"d must be a vector of positive numbers, got {d}")
     max_iter = 50 * (n + 1) if max_iter is None else int(max_iter)
@@ -597,7 +597,7 @@ def qp_to_lcp(Q, c, A=None, b=None):
         raise ValueError(f"A must have shape (k, {len(c)}), got shape {A.shape}")
     if not np.all(np.isfinite(A)):
         raise ValueError("A must contain only finite numbers (found NaN or inf)")
-    b = _checks.vector("b", b, A.shape[0])
+    b = checks.vector("b", b, A.shape[0])
     k = A.shape[0]
     M = np.block([[Q, -A.T], [A, np.zeros((k, k))]])
     return M, np.concatenate([c, -b])

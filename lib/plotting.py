@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from . import _checks
+from . import checks
 
 # Matplotlib's player draws its buttons with a Font Awesome style sheet fetched
 # from a CDN. The website is read offline, so the link is dropped and each icon
@@ -166,8 +166,8 @@ def animate_pendulum(positions, t, frames=100, size=3.0, dpi=64, trail=20, title
     t = _times(t, positions.shape[0])
     frames = _count("frames", frames, 1)
     trail = _count("trail", trail, 0)
-    size = _checks.positive("size", size)
-    dpi = _checks.positive("dpi", dpi)
+    size = checks.positive("size", size)
+    dpi = checks.positive("dpi", dpi)
 
     idx = frame_indices(len(t), frames)
     interval = 1000.0 * (t[idx[-1]] - t[idx[0]]) / (len(idx) - 1) if len(idx) > 1 else 100.0

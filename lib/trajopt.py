@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import Bounds, NonlinearConstraint, OptimizeResult, minimize
 
-from . import _checks
+from . import checks
 from .hybrid import RimlessWheel
 
 
@@ -118,8 +118,8 @@ class Phase:
     def __post_init__(self):
         if not isinstance(self.N, (int, np.integer)) or self.N < 1:
             raise ValueError(f"N must be an integer >= 1, got {self.N!r}")
-        h_min = _checks.positive("h_min", self.h_min)
-        h_max = _checks.positive("h_max", self.h_max)
+        h_min = checks.positive("h_min", self.h_min)
+        h_max = checks.positive("h_max", self.h_max)
         if h_min > h_max:
             raise ValueError(f"h_min must be <= h_max, got h_min = {h_min:g} > h_max = {h_max:g}")
 
@@ -455,7 +455,7 @@ class VerticalHopper:
 
     def __post_init__(self):
         for name in ("m", "k", "l0", "g"):
-            _checks.positive(name, getattr(self, name))
+            checks.positive(name, getattr(self, name))
 
     def flight(self, X):
         """Flight dynamics on stacked states, (K, 2) -> (K, 2)."""
@@ -469,7 +469,7 @@ class VerticalHopper:
 
     def touchdown_speed(self, H):
         """v = √(2 g (H − l0)) (m/s) for apex height H > l0."""
-        H = _checks.positive("H", H)
+        H = checks.positive("H", H)
         if H <= self.l0:
             raise ValueError(f"H must be above the leg's rest length l0 = {self.l0:g}, got {H:g}")
         return float(np.sqrt(2 * self.g * (H - self.l0)))
