@@ -20,7 +20,7 @@ from .timestepping import CONTACT_STEPS
 
 
 @dataclass(frozen=True)
-class Box:
+class Box(checks.Checked):
     """A uniform box of mass m and side lengths (a, b, c) against the ground z = 0, contact at its 8 corners.
 
     Its configuration is (p, R), the centre of mass and the rotation matrix,
@@ -38,13 +38,12 @@ class Box:
     array([0. , 0. , 0. , 0. , 0.1, 0.1, 0.1, 0.1])
     """
 
-    m: float = 1.0
+    m: checks.Positive = 1.0
     size: tuple = (0.4, 0.2, 0.1)
-    g: float = 9.81
+    g: checks.Finite = 9.81
 
     def __post_init__(self):
-        checks.positive("m", self.m)
-        checks.finite("g", self.g)
+        super().__post_init__()
         size = checks.vector("size", self.size, 3)
         if (size <= 0).any():
             raise ValueError(f"size must be three positive lengths, got {self.size!r}")
@@ -91,7 +90,12 @@ class Box:
 
 @dataclass(frozen=True)
 class BoxTrajectory:
-    """A box simulation: t (N + 1,), p (N + 1, 3), R (N + 1, 3, 3), v and omega (N + 1, 3), lam_n (N, 8)."""
+    """A box simulation: t (N + 1,), p (N + 1, 3), R (N + 1, 3, 3), v and omega (N + 1, 3), lam_n (N, 8).
+
+    >>> traj = simulate_box(Box(), [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], 0.01, 3)
+    >>> traj.p.shape, traj.R.shape, traj.lam_n.shape
+    ((4, 3), (4, 3, 3), (3, 8))
+    """
 
     t: np.ndarray
     p: np.ndarray

@@ -61,6 +61,10 @@ class BrickStep:
     ``v_next`` the new velocity, ``f`` = f⁺ − f⁻ the friction force (N),
     ``regime`` "sticking" or "sliding", and ``lcp`` the solver's result
     (f⁺ and f⁻ alone are not unique while sticking; f is).
+
+    >>> s = brick_friction_step(1.0, 0.1, 0.0, 2.0, 0.5)
+    >>> s.regime, round(s.f, 6), s.lcp.solved
+    ('sticking', -2.0, True)
     """
 
     v_next: float
@@ -162,6 +166,10 @@ class SlidingRun:
 
     ``max_height`` is the largest spurious separation, ``mean_height`` its
     average while the mass slides (v_x > 0), ``stop_time`` when v_x first reaches 0.
+
+    >>> run = hydroplaning(0.01, 0.5, 2.0)
+    >>> round(run.stop_time, 2), bool(run.max_height > run.mean_height > 0)
+    (0.42, True)
     """
 
     t: np.ndarray

@@ -49,7 +49,12 @@ def cart_wall_lcp(m, h, q, v, u=0.0):
 
 @dataclass(frozen=True)
 class CartWallStep:
-    """One step of the cart against the wall: the next position and velocity, and the wall force f (N)."""
+    """One step of the cart against the wall: the next position and velocity, and the wall force f (N).
+
+    >>> s = cart_wall_step(1.0, 0.1, 0.05, -1.0)
+    >>> float(s.q_next), float(s.v_next), round(float(s.f), 9)
+    (0.0, -0.5, 5.0)
+    """
 
     q_next: np.ndarray
     v_next: np.ndarray
@@ -177,7 +182,12 @@ def relaxed_cart_wall_step(m, h, q, v, u=0.0, b=0.0, eps=0.0, kappa=0.1):
 
 @dataclass(frozen=True)
 class CartWallTrajectory:
-    """A cart-wall simulation: times t (N + 1,), positions q and velocities v (N + 1,), forces f (N,)."""
+    """A cart-wall simulation: times t (N + 1,), positions q and velocities v (N + 1,), forces f (N,).
+
+    >>> traj = cart_wall_simulate(1.0, 0.1, 0.25, -1.0, 5)
+    >>> traj.t.shape, traj.f.shape
+    ((6,), (5,))
+    """
 
     t: np.ndarray
     q: np.ndarray

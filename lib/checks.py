@@ -10,6 +10,9 @@ an LCP) live in that topic's module and are built from these.
 Introduced in: chapter 1.
 """
 
+import dataclasses
+from typing import Annotated
+
 import numpy as np
 
 
@@ -179,3 +182,52 @@ def square(name, value, symmetric=False, positive_definite=False, rtol=1e-10):
         if eig[0] <= rtol * scale:
             raise ValueError(f"{name} must be positive definite; its eigenvalues are {eig}")
     return x
+
+
+# --- parameters of a system, checked by their annotation ---------------------
+Positive = Annotated[float, positive]
+"""A parameter that must be a finite number > 0 (a mass, a length): ``m: Positive = 1.0``."""
+Nonnegative = Annotated[float, nonnegative]
+"""A parameter that must be a finite number >= 0 (a friction coefficient, a damping)."""
+Finite = Annotated[float, finite]
+"""A parameter that must be a finite number (gravity, an offset)."""
+
+
+def fields(obj):
+    """Check every field of the dataclass ``obj`` annotated :data:`Positive`, :data:`Nonnegative` or :data:`Finite`.
+
+    Raises ``ValueError`` naming the first bad one; other fields are left alone.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Rod:
+    ...     l: Positive = 1.0
+    ...     g: Finite = 9.81
+    >>> fields(Rod(l=2.0))
+    >>> fields(Rod(l=-2.0))
+    Traceback (most recent call last):
+    ...
+    ValueError: l must be a finite number > 0, got -2.0
+    """
+    for f in dataclasses.fields(obj):
+        for check in getattr(f.type, "__metadata__", ()):
+            check(f.name, getattr(obj, f.name))
+
+
+class Checked:
+    """Base class of a dataclass whose annotated parameters are checked when it is made (:func:`fields`).
+
+    A subclass with further checks calls ``super().__post_init__()`` first.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Spring(Checked):
+    ...     k: Positive = 100.0
+    >>> Spring(k=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be a finite number > 0, got 0.0
+    """
+
+    def __post_init__(self):
+        fields(self)

@@ -581,7 +581,13 @@ def constrained_dynamics(system, constraint, q, v, u=None, alpha=None):
 
 @dataclass(frozen=True)
 class ConstrainedTrajectory:
-    """A constrained motion: t (N,), q and v (N, n), multipliers lam (N, m), constraint residual h (N, m)."""
+    """A constrained motion: t (N,), q and v (N, n), multipliers lam (N, m), constraint residual h (N, m).
+
+    >>> from lib.particle import PointMass, DistanceConstraint
+    >>> traj = simulate_constrained(PointMass(), DistanceConstraint(l=1.0), [1.0, 0.0], [0.0, 0.0], 0.5, num=3)
+    >>> traj.lam.shape, traj.h.shape, bool(np.abs(traj.h).max() < 1e-8)
+    ((3, 1), (3, 1), True)
+    """
 
     t: np.ndarray
     q: np.ndarray

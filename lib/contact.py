@@ -159,18 +159,16 @@ class PlanarRigidBody(PlanarBody):
     Introduced in: chapter 5.
     """
 
-    m: float = 1.0
-    I: float = 1.0
-    g: float = 9.81
-    points: tuple = ((0.0, 0.0),)
-    radius: float = 0.0
     n = 3
 
+    m: checks.Positive = 1.0
+    I: checks.Positive = 1.0
+    g: checks.Finite = 9.81
+    points: tuple = ((0.0, 0.0),)
+    radius: checks.Nonnegative = 0.0
+
     def __post_init__(self):
-        checks.positive("m", self.m)
-        checks.positive("I", self.I)
-        checks.finite("g", self.g)
-        checks.nonnegative("radius", self.radius)
+        super().__post_init__()
         pts = np.asarray(self.points, dtype=float)
         if pts.ndim != 2 or pts.shape[1] != 2:
             raise ValueError(f"points must have shape (k, 2), got shape {pts.shape}")
@@ -214,7 +212,12 @@ class PlanarRigidBody(PlanarBody):
 
 @dataclass(frozen=True)
 class ContactKinematics:
-    """Contacts of a body with a plane: φ (k,), contact points on the body (k, d), Jacobians J (k, d, n)."""
+    """Contacts of a body with a plane: φ (k,), contact points on the body (k, d), Jacobians J (k, d, n).
+
+    >>> kin = PlaneContact(PlanarRigidBody.box(width=0.4, height=0.2)).kinematics([0.0, 0.2, 0.0])
+    >>> kin.phi.round(12), kin.points.shape, kin.J.shape
+    (array([0.1, 0.1, 0.3, 0.3]), (4, 2), (4, 2, 3))
+    """
 
     phi: np.ndarray
     points: np.ndarray
@@ -409,6 +412,22 @@ def coulomb_curve(mu_s, mu_d, v_max=1.0):
             np.array([-mu_d, -mu_d, -mu_s, mu_s, mu_d, mu_d]))
 
 
+def _rise_and_fall(v_t, mu_s, mu_d, v_s, step):
+    """μ(v_t) rising from 0 to μ_s at v_s, falling to μ_d at 3 v_s, joined by ``step`` from 0 to 1 on [0, 1]."""
+    mu_s, mu_d, v_s = _friction_params(mu_s, mu_d, v_s)
+    v_t = np.asarray(v_t, dtype=float)
+    s = np.abs(v_t) / v_s
+    mu = np.where(s <= 1, mu_s * step(np.minimum(s, 1.0)),
+                  np.where(s <= 3, mu_s - (mu_s - mu_d) * step(np.clip((s - 1) / 2, 0.0, 1.0)), mu_d))
+    return np.sign(v_t) * mu
+
+
+def _smoothstep(x):
+    """The quintic step S(x) = 10x³ − 15x⁴ + 6x⁵ on [0, 1]: from 0 to 1, with S' = S'' = 0 at both ends."""
+    x = np.clip(x, 0.0, 1.0)
+    return x**3 * (10 - 15 * x + 6 * x**2)
+
+
 def piecewise_linear_mu(v_t, mu_s, mu_d, v_s):
     """A continuous, piecewise-linear approximation of Coulomb friction (the notes' green curve).
 
@@ -425,17 +444,7 @@ def piecewise_linear_mu(v_t, mu_s, mu_d, v_s):
 
     Introduced in: chapter 5.
     """
-    mu_s, mu_d, v_s = _friction_params(mu_s, mu_d, v_s)
-    v_t = np.asarray(v_t, dtype=float)
-    s = np.abs(v_t) / v_s
-    mu = np.where(s <= 1, mu_s * s, np.where(s <= 3, mu_s - (mu_s - mu_d) * (s - 1) / 2, mu_d))
-    return np.sign(v_t) * mu
-
-
-def _smoothstep(x):
-    """The quintic step S(x) = 10x³ − 15x⁴ + 6x⁵ on [0, 1]: from 0 to 1, with S' = S'' = 0 at both ends."""
-    x = np.clip(x, 0.0, 1.0)
-    return x**3 * (10 - 15 * x + 6 * x**2)
+    return _rise_and_fall(v_t, mu_s, mu_d, v_s, lambda x: x)
 
 
 def stribeck_mu(v_t, mu_s, mu_d, v_s):
@@ -456,16 +465,12 @@ def stribeck_mu(v_t, mu_s, mu_d, v_s):
 
     Introduced in: chapter 5.
     """
-    mu_s, mu_d, v_s = _friction_params(mu_s, mu_d, v_s)
-    v_t = np.asarray(v_t, dtype=float)
-    s = np.abs(v_t) / v_s
-    mu = np.where(s <= 1, mu_s * _smoothstep(s), mu_s - (mu_s - mu_d) * _smoothstep((s - 1) / 2))
-    return np.sign(v_t) * mu
+    return _rise_and_fall(v_t, mu_s, mu_d, v_s, _smoothstep)
 
 
 # --- a compliant contact model and a system that carries it ----------------------------------
 @dataclass(frozen=True)
-class CompliantContact:
+class CompliantContact(checks.Checked):
     """Parameters of a compliant contact: normal law, stiffness, damping, friction.
 
     ``model`` "linear" uses :func:`linear_normal_force` (k in N/m, b in N·s/m);
@@ -480,26 +485,20 @@ class CompliantContact:
     Introduced in: chapter 5.
     """
 
-    k: float = 1e4
-    b: float = 0.0
+    k: checks.Nonnegative = 1e4
+    b: checks.Nonnegative = 0.0
     model: str = "linear"
-    d: float = 0.0
-    p: float = 1.0
-    mu_s: float = 0.0
-    mu_d: float = None
-    v_s: float = 1e-3
+    d: checks.Nonnegative = 0.0
+    p: checks.Positive = 1.0
+    mu_s: checks.Nonnegative = 0.0
+    mu_d: checks.Nonnegative = None
+    v_s: checks.Positive = 1e-3
     friction: str = "stribeck"
 
     def __post_init__(self):
-        checks.nonnegative("k", self.k)
-        checks.nonnegative("b", self.b)
-        checks.nonnegative("d", self.d)
-        checks.positive("p", self.p)
-        checks.nonnegative("mu_s", self.mu_s)
         if self.mu_d is None:
             object.__setattr__(self, "mu_d", float(self.mu_s))
-        checks.nonnegative("mu_d", self.mu_d)
-        checks.positive("v_s", self.v_s)
+        super().__post_init__()
         if self.model not in ("linear", "hunt-crossley"):
             raise ValueError(f"model must be 'linear' or 'hunt-crossley', got {self.model!r}")
         if self.friction not in ("stribeck", "piecewise"):
@@ -662,7 +661,12 @@ def explicit_step_limit(m, k, method="rk4"):
 @dataclass(frozen=True)
 class IvpRun:
     """A simulation and its cost: the trajectory, right-hand-side evaluations (nfev), Jacobians (njev),
-    LU factorizations (nlu) and accepted steps."""
+    LU factorizations (nlu) and accepted steps.
+
+    >>> run = simulate_ivp(PlanarRigidBody.disk(), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], 0.1, method="Radau", num=3)
+    >>> run.method, run.trajectory.q.shape, run.nlu > 0
+    ('Radau', (3, 3), True)
+    """
 
     trajectory: Trajectory
     nfev: int

@@ -54,6 +54,10 @@ class Guard:
     the simulator then applies ``zeno_reset`` (default: ``reset``) and moves to
     ``zeno_target`` (a name, or a function of x⁺ like ``target``), or stops
     if there is none.
+
+    >>> ground = Guard("ground", lambda t, x: x[0], target="fall")
+    >>> ground.direction, ground.reset is None
+    (-1.0, True)
     """
 
     name: str
@@ -67,7 +71,11 @@ class Guard:
 
 @dataclass(frozen=True)
 class Mode:
-    """A mode: continuous dynamics ``dynamics(t, x) -> ẋ`` and the guards that end it."""
+    """A mode: continuous dynamics ``dynamics(t, x) -> ẋ`` and the guards that end it.
+
+    >>> Mode("rest", lambda t, x: np.zeros(2)).guards
+    ()
+    """
 
     name: str
     dynamics: Callable
@@ -76,7 +84,13 @@ class Mode:
 
 @dataclass(frozen=True)
 class Event:
-    """One discrete transition: when, which guard, from and to which mode, x⁻ and x⁺."""
+    """One discrete transition: when, which guard, from and to which mode, x⁻ and x⁺.
+
+    >>> fall = Mode("fall", lambda t, x: np.array([x[1], -9.81]), (Guard("ground", lambda t, x: x[0], target="fall"),))
+    >>> ev = simulate_hybrid([fall], "fall", [1.0, 0.0], t_final=0.5).events[0]
+    >>> ev.guard, ev.source, ev.target, round(ev.t, 6), ev.zeno
+    ('ground', 'fall', 'fall', 0.451524, False)
+    """
 
     t: float
     guard: str
@@ -89,7 +103,13 @@ class Event:
 
 @dataclass(frozen=True)
 class Segment:
-    """A piece of continuous flow inside one mode: the solver's times ``t`` (N,), states ``x`` (N, nx)."""
+    """A piece of continuous flow inside one mode: the solver's times ``t`` (N,), states ``x`` (N, nx).
+
+    >>> fall = Mode("fall", lambda t, x: np.array([x[1], -9.81]))
+    >>> seg = simulate_hybrid([fall], "fall", [1.0, 0.0], t_final=0.5).segments[0]
+    >>> seg.mode, seg.x.shape[1], float(seg.t[-1])
+    ('fall', 2, 0.5)
+    """
 
     mode: str
     t: np.ndarray
@@ -105,6 +125,11 @@ class HybridTrajectory:
     guard named in ``stop_at`` fired), "zeno" (events accumulated and the
     guard had no ``zeno_target``) or "max events". ``message`` says the same
     in a sentence.
+
+    >>> fall = Mode("fall", lambda t, x: np.array([x[1], -9.81]))
+    >>> run = simulate_hybrid([fall], "fall", [1.0, 0.0], t_final=0.5)
+    >>> run.status, run.sample([0.5]).round(4)
+    ('time limit', array([[-0.2263, -4.905 ]]))
     """
 
     segments: tuple
@@ -153,7 +178,11 @@ class HybridTrajectory:
 
 
 class GuardNotReached(ValueError):
-    """A guard that was asked for did not fire before the time limit."""
+    """A guard that was asked for did not fire before the time limit.
+
+    >>> issubclass(GuardNotReached, ValueError)
+    True
+    """
 
 
 def _mode_table(modes):

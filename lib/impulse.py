@@ -191,6 +191,10 @@ class CoulombImpact:
     "Solved (inside the cone)" when the impulse without the cone constraint
     already lies in the cone (computed in closed form), or "no impact" when
     the bodies were already separating.
+
+    >>> out = coulomb_impact(np.eye(2), [[0.0, 1.0], [1.0, 0.0]], [1.0, -1.0], e=0.0, mu=np.inf)
+    >>> out.v_plus.round(12) + 0.0, out.sticking, out.status
+    (array([0., 0.]), True, 'Solved (inside the cone)')
     """
 
     v_plus: np.ndarray
@@ -337,17 +341,12 @@ class SpinningBall(PlanarBody):
     array([-0.2,  2.4,  2. ])
     """
 
-    m: float = 1.0
-    r: float = 0.1
-    g: float = 9.81
-    k: float = 2.0 / 3.0
     n = 3
 
-    def __post_init__(self):
-        checks.positive("m", self.m)
-        checks.positive("r", self.r)
-        checks.finite("g", self.g)
-        checks.positive("k", self.k)
+    m: checks.Positive = 1.0
+    r: checks.Positive = 0.1
+    g: checks.Finite = 9.81
+    k: checks.Positive = 2.0 / 3.0
 
     def rotational_inertia(self):
         """I = k m r² (k = 2/3 hollow, 2/5 solid)."""

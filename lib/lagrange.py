@@ -77,7 +77,13 @@ def christoffel_coriolis(M, q, qd):
 
 @dataclass(frozen=True)
 class ManipulatorForm:
-    """Symbolic M(q), C(q, q̇), tau_g(q) (sympy Matrices) in the symbols q, qd."""
+    """Symbolic M(q), C(q, q̇), tau_g(q) (sympy Matrices) in the symbols q, qd.
+
+    >>> th, thd = sp.symbols("theta thetad")
+    >>> form = manipulator_form(thd**2 / 2, -9.81 * sp.cos(th), [th], [thd])
+    >>> form.M, form.C, form.q
+    (Matrix([[1]]), Matrix([[0]]), (theta,))
+    """
 
     M: sp.Matrix
     C: sp.Matrix
@@ -347,7 +353,13 @@ def energy_balance(system, traj, u=None):
 # --- chapter 10: the Hamiltonian form, virtual work, d'Alembert, the action ---
 @dataclass(frozen=True)
 class HamiltonianForm:
-    """Symbolic Hamiltonian H(q, p), q̇ = M⁻¹ p, ṗ = c_H + tau_g (add B u for inputs), and c_H."""
+    """Symbolic Hamiltonian H(q, p), q̇ = M⁻¹ p, ṗ = c_H + tau_g (add B u for inputs), and c_H.
+
+    >>> th, thd = sp.symbols("theta thetad")
+    >>> U = -9.81 * sp.cos(th)
+    >>> hamiltonian_form(manipulator_form(thd**2 / 2, U, [th], [thd]), U).H
+    p1**2/2 - 9.81*cos(theta)
+    """
 
     H: sp.Expr
     qdot: sp.Matrix

@@ -109,6 +109,10 @@ class Certificate:
 
     ``min_w`` and ``min_z`` should be ≥ 0, ``complementarity`` = |wᵀz| and
     ``residual`` = max |w − (q + M z)| should be 0.
+
+    >>> cert = complementarity_certificate([[2.0]], [-1.0], [0.5])
+    >>> cert.min_w, cert.complementarity, cert.holds()
+    (0.0, 0.0, True)
     """
 
     min_w: float
@@ -155,6 +159,10 @@ class PivotStep:
 
     ``basis[i]`` names the basic variable of tableau row i and ``values[i]``
     its value after the pivot.
+
+    >>> step = lemke([[2.0]], [-1.0], trace=True).trace[0]
+    >>> step.iteration, step.entering, step.leaving
+    (1, 'z0', 'w1')
     """
 
     iteration: int
@@ -171,6 +179,10 @@ class LCPResult:
     ``z`` and ``w`` are arrays only when ``status == "solved"``; otherwise they
     are ``None`` and ``reason`` says what happened. ``trace`` holds the
     :class:`PivotStep` list when a trace was asked for.
+
+    >>> res = lemke([[2.0]], [-1.0])
+    >>> res.solved, res.z, res.w
+    (True, array([0.5]), array([0.]))
     """
 
     z: np.ndarray | None
@@ -494,6 +506,11 @@ class BatchLCPResult:
     """Solutions of a stack of LCPs: z, w of shape (..., n) and ``solved`` of shape (...).
 
     Rows that could not be solved hold NaN in z and w.
+
+    >>> res = lcp_batch([[2.0]], [[-1.0], [1.0]])
+    >>> res.z, res.solved
+    (array([[0.5],
+           [0. ]]), array([ True,  True]))
     """
 
     z: np.ndarray

@@ -257,7 +257,7 @@ class PointPin(PositionConstraint):
 
 # --- the worked closed chain: a four-bar linkage -----------------------------------
 @dataclass(frozen=True)
-class FourBar:
+class FourBar(checks.Checked):
     """A four-bar linkage built as a serial tree of three rods plus a loop-closure constraint.
 
     Crank (length l1) pivots at O = (0, 0), the coupler (l2) hangs on its end,
@@ -274,19 +274,14 @@ class FourBar:
     Introduced in: chapter 4.
     """
 
-    l1: float = 0.4
-    l2: float = 1.0
-    l3: float = 0.8
-    d: float = 1.0
-    m1: float = 1.0
-    m2: float = 1.0
-    m3: float = 1.0
-    g: float = 9.81
-
-    def __post_init__(self):
-        for name in ("l1", "l2", "l3", "d", "m1", "m2", "m3"):
-            checks.positive(name, getattr(self, name))
-        checks.finite("g", self.g)
+    l1: checks.Positive = 0.4
+    l2: checks.Positive = 1.0
+    l3: checks.Positive = 0.8
+    d: checks.Positive = 1.0
+    m1: checks.Positive = 1.0
+    m2: checks.Positive = 1.0
+    m3: checks.Positive = 1.0
+    g: checks.Finite = 9.81
 
     @cached_property
     def tree(self):
@@ -330,7 +325,7 @@ class FourBar:
 
 # --- the worked legged robot: a planar biped with its stance foot pinned ----------
 @dataclass(frozen=True)
-class PlanarBiped:
+class PlanarBiped(checks.Checked):
     """A planar biped (torso and two two-link legs) with a floating base at the hip (notes 001).
 
     Links: 0 torso (root, from the hip upward), 1 left thigh, 2 left shin,
@@ -348,18 +343,13 @@ class PlanarBiped:
     Introduced in: chapter 4.
     """
 
-    m_torso: float = 10.0
-    m_thigh: float = 4.0
-    m_shin: float = 2.5
-    l_torso: float = 0.6
-    l_thigh: float = 0.45
-    l_shin: float = 0.45
-    g: float = 9.81
-
-    def __post_init__(self):
-        for name in ("m_torso", "m_thigh", "m_shin", "l_torso", "l_thigh", "l_shin"):
-            checks.positive(name, getattr(self, name))
-        checks.finite("g", self.g)
+    m_torso: checks.Positive = 10.0
+    m_thigh: checks.Positive = 4.0
+    m_shin: checks.Positive = 2.5
+    l_torso: checks.Positive = 0.6
+    l_thigh: checks.Positive = 0.45
+    l_shin: checks.Positive = 0.45
+    g: checks.Finite = 9.81
 
     @cached_property
     def tree(self):

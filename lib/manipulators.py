@@ -56,18 +56,17 @@ class PRRobot(ManipulatorSystem):
     Introduced in: chapter 3.
     """
 
-    m1: float = 1.0
-    m2: float = 1.0
-    d_c1: float = 0.25
-    d_c2: float = 0.5
-    I_c2: float = 0.1
-    gravity: tuple = (0.0, 0.0)
     n = 2
 
+    m1: checks.Positive = 1.0
+    m2: checks.Positive = 1.0
+    d_c1: checks.Finite = 0.25
+    d_c2: checks.Positive = 0.5
+    I_c2: checks.Positive = 0.1
+    gravity: tuple = (0.0, 0.0)
+
     def __post_init__(self):
-        for name in ("m1", "m2", "d_c2", "I_c2"):
-            checks.positive(name, getattr(self, name))
-        checks.finite("d_c1", self.d_c1)
+        super().__post_init__()
         object.__setattr__(self, "gravity", tuple(checks.vector("gravity", self.gravity, 2)))
 
     def mass_matrix(self, q):
@@ -133,7 +132,12 @@ class PRRobot(ManipulatorSystem):
 # --- the planar n-link chain, symbolically -------------------------------------
 @dataclass(frozen=True)
 class ChainSymbols:
-    """The sympy symbols of an n-link planar chain: joint angles, rates, accelerations and link parameters."""
+    """The sympy symbols of an n-link planar chain: joint angles, rates, accelerations and link parameters.
+
+    >>> s = chain_symbols(2)
+    >>> s.q, s.g
+    ((q1, q2), g)
+    """
 
     q: tuple
     qd: tuple

@@ -38,13 +38,12 @@ class PointMass(ManipulatorSystem):
     Introduced in: chapter 4.
     """
 
-    m: float = 1.0
-    g: float = 9.81
+    m: checks.Positive = 1.0
+    g: checks.Finite = 9.81
     dim: int = 2
 
     def __post_init__(self):
-        checks.positive("m", self.m)
-        checks.finite("g", self.g)
+        super().__post_init__()
         if int(self.dim) not in (1, 2, 3):
             raise ValueError(f"dim must be 1, 2 or 3, got {self.dim!r}")
 

@@ -30,17 +30,12 @@ class SimplePendulum(ManipulatorSystem):
     -4.905
     """
 
-    m: float = 1.0
-    l: float = 1.0
-    g: float = 9.81
-    b: float = 0.0
     n = 1
 
-    def __post_init__(self):
-        checks.positive("m", self.m)
-        checks.positive("l", self.l)
-        checks.finite("g", self.g)
-        checks.nonnegative("b", self.b)
+    m: checks.Positive = 1.0
+    l: checks.Positive = 1.0
+    g: checks.Finite = 9.81
+    b: checks.Nonnegative = 0.0
 
     def mass_matrix(self, q):
         checks.vector("q", q, 1)
@@ -87,17 +82,13 @@ class DoublePendulum(ManipulatorSystem):
     array([-0., -0.])
     """
 
-    m1: float = 1.0
-    m2: float = 1.0
-    l1: float = 1.0
-    l2: float = 1.0
-    g: float = 9.81
     n = 2
 
-    def __post_init__(self):
-        for name in ("m1", "m2", "l1", "l2"):
-            checks.positive(name, getattr(self, name))
-        checks.finite("g", self.g)
+    m1: checks.Positive = 1.0
+    m2: checks.Positive = 1.0
+    l1: checks.Positive = 1.0
+    l2: checks.Positive = 1.0
+    g: checks.Finite = 9.81
 
     def mass_matrix(self, q):
         q = checks.vector("q", q, 2)
@@ -173,25 +164,21 @@ class ActuatedPendulum(ManipulatorSystem):
     0.02
     """
 
-    I: float = 1.0
-    m: float = 1.0
-    d: float = 0.5
-    n_r: float = 1.0
-    b_l: float = 0.0
-    b_m: float = 0.0
-    l: float = 1.0
-    F_x: float = 0.0
-    g0: float = 9.81
-    side: str = "link"
     n = 1
 
+    I: checks.Positive = 1.0
+    m: checks.Positive = 1.0
+    d: checks.Positive = 0.5
+    n_r: checks.Positive = 1.0
+    b_l: checks.Nonnegative = 0.0
+    b_m: checks.Nonnegative = 0.0
+    l: checks.Positive = 1.0
+    F_x: checks.Finite = 0.0
+    g0: checks.Finite = 9.81
+    side: str = "link"
+
     def __post_init__(self):
-        for name in ("I", "m", "d", "n_r", "l"):
-            checks.positive(name, getattr(self, name))
-        checks.nonnegative("b_l", self.b_l)
-        checks.nonnegative("b_m", self.b_m)
-        checks.finite("F_x", self.F_x)
-        checks.finite("g0", self.g0)
+        super().__post_init__()
         if self.side not in ("link", "motor"):
             raise ValueError(f"side must be 'link' or 'motor', got {self.side!r}")
 

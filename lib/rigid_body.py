@@ -70,22 +70,8 @@ def check_inertia(name, I, rtol=1e-9):
 
     Introduced in: chapter 2.
     """
-    try:
-        A = np.asarray(I, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 3x3 array of numbers, got {I!r}") from None
-    if A.shape != (3, 3):
-        raise ValueError(f"{name} must have shape (3, 3), got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} must contain only finite numbers, got {A}")
-    scale = max(np.max(np.abs(A)), np.finfo(float).tiny)
-    if not np.allclose(A, A.T, rtol=0.0, atol=rtol * scale):
-        i, j = np.unravel_index(np.argmax(np.abs(A - A.T)), A.shape)
-        raise ValueError(f"{name} must be symmetric; {name}[{i},{j}] = {A[i, j]:.6g} "
-                         f"but {name}[{j},{i}] = {A[j, i]:.6g}")
+    A = checks.square(name, checks.array(name, I, (3, 3)), positive_definite=True, rtol=rtol)
     eig = np.linalg.eigvalsh(0.5 * (A + A.T))
-    if eig[0] <= rtol * scale:
-        raise ValueError(f"{name} must be positive definite; its eigenvalues are {eig}")
     if eig[0] + eig[1] < eig[2] * (1.0 - rtol):
         raise ValueError(f"{name} is not the inertia of any body: its principal moments {eig} "
                          f"break the triangle inequality I1 + I2 >= I3")
@@ -259,14 +245,10 @@ def check_rotation(name, R, atol=1e-9):
 
     Introduced in: chapter 2.
     """
-    try:
-        R = np.asarray(R, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 3x3 rotation matrix, got {R!r}") from None
-    if R.shape != (3, 3):
-        raise ValueError(f"{name} must have shape (3, 3), got shape {R.shape}")
-    if not np.all(np.isfinite(R)) or not np.allclose(R.T @ R, np.eye(3), atol=atol) or np.linalg.det(R) < 0:
-        raise ValueError(f"{name} must be a rotation matrix (RᵀR = E, det R = +1)")
+    R = checks.array(name, R, (3, 3))
+    if not np.allclose(R.T @ R, np.eye(3), atol=atol) or np.linalg.det(R) < 0:
+        raise ValueError(f"{name} must be a rotation matrix (RᵀR = E, det R = +1); RᵀR = {(R.T @ R).round(6).tolist()}, "
+                         f"det R = {np.linalg.det(R):.6g}")
     return R
 
 
@@ -446,20 +428,18 @@ class RollingBody(ManipulatorSystem):
     Introduced in: chapter 2.
     """
 
-    m: float = 1.0
-    r: float = 0.1
-    I: float = 0.005
-    gamma: float = np.pi / 6
-    g: float = 9.81
     n = 1
 
+    m: checks.Positive = 1.0
+    r: checks.Positive = 0.1
+    I: checks.Positive = 0.005
+    gamma: checks.Finite = np.pi / 6
+    g: checks.Positive = 9.81
+
     def __post_init__(self):
-        for name in ("m", "r", "I"):
-            checks.positive(name, getattr(self, name))
-        gamma = checks.finite("gamma", self.gamma)
-        if not 0 < gamma < np.pi / 2:
-            raise ValueError(f"gamma must be an angle in (0, pi/2) radians, got {gamma}")
-        checks.positive("g", self.g)
+        super().__post_init__()
+        if not 0 < self.gamma < np.pi / 2:
+            raise ValueError(f"gamma must be an angle in (0, pi/2) radians, got {self.gamma}")
 
     def inertia_ratio(self):
         """The shape factor k = I / (m r²): 2/5 sphere, 1/2 cylinder, 2/3 shell, 1 ring."""

@@ -23,7 +23,35 @@ from .system import ManipulatorSystem, PlanarBody
 
 
 @dataclass(frozen=True)
-class RimlessWheel(ManipulatorSystem):
+class WheelParameters(checks.Checked):
+    """The rimless wheel's parameters, checked: hub mass m, spoke length l, gravity g, half the angle between
+    spokes α (0 < α < π/2), ramp slope γ (0 ≤ γ < π/2) and hub inertia I (kg, m, m/s², rad, rad, kg m²).
+
+    :class:`RimlessWheel` and :class:`FloatingRimlessWheel` are the same wheel in two sets of coordinates.
+
+    >>> WheelParameters(alpha=np.pi / 6).alpha == RimlessWheel(alpha=np.pi / 6).alpha
+    True
+
+    Introduced in: chapter 6.
+    """
+
+    m: checks.Positive = 1.0
+    l: checks.Positive = 1.0
+    g: checks.Positive = 9.81
+    alpha: checks.Positive = np.pi / 8
+    gamma: checks.Finite = 0.08
+    I: checks.Nonnegative = 0.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.alpha >= np.pi / 2:
+            raise ValueError(f"alpha must be in (0, π/2) (half the angle between spokes), got {self.alpha!r}")
+        if not (0.0 <= self.gamma < np.pi / 2):
+            raise ValueError(f"gamma must be in [0, π/2) (the ramp slope), got {self.gamma!r}")
+
+
+@dataclass(frozen=True)
+class RimlessWheel(WheelParameters, ManipulatorSystem):
     """The rimless wheel on a ramp, in minimal coordinates: the stance leg pinned at its toe (notes 004).
 
     A point mass m at the hub (plus an optional hub inertia I) on massless
@@ -50,25 +78,7 @@ class RimlessWheel(ManipulatorSystem):
     Introduced in: chapter 6.
     """
 
-    m: float = 1.0
-    l: float = 1.0
-    g: float = 9.81
-    alpha: float = np.pi / 8
-    gamma: float = 0.08
-    I: float = 0.0
     n = 1
-
-    def __post_init__(self):
-        checks.positive("m", self.m)
-        checks.positive("l", self.l)
-        checks.positive("g", self.g)
-        alpha = checks.positive("alpha", self.alpha)
-        if alpha >= np.pi / 2:
-            raise ValueError(f"alpha must be in (0, π/2) (half the angle between spokes), got {self.alpha!r}")
-        gamma = checks.finite("gamma", self.gamma)
-        if not (0.0 <= gamma < np.pi / 2):
-            raise ValueError(f"gamma must be in [0, π/2) (the ramp slope), got {self.gamma!r}")
-        checks.nonnegative("I", self.I)
 
     # the protocol
     def mass_matrix(self, q):
@@ -235,7 +245,7 @@ class RimlessWheel(ManipulatorSystem):
 
 
 @dataclass(frozen=True)
-class FloatingRimlessWheel(PlanarBody):
+class FloatingRimlessWheel(WheelParameters, PlanarBody):
     """The rimless wheel in floating-base coordinates q = [x, z, θ] (notes 004).
 
     (x, z) is the hub (x right, z up), θ the orientation measured like the
@@ -259,17 +269,9 @@ class FloatingRimlessWheel(PlanarBody):
     Introduced in: chapter 6.
     """
 
-    m: float = 1.0
-    l: float = 1.0
-    g: float = 9.81
-    alpha: float = np.pi / 8
-    gamma: float = 0.08
-    I: float = 0.01
     n = 3
 
-    def __post_init__(self):
-        RimlessWheel(self.m, self.l, self.g, self.alpha, self.gamma, self.I)   # same checks
-        checks.positive("I", self.I)
+    I: checks.Positive = 0.01
 
     def minimal(self):
         """The same wheel in minimal coordinates (:class:`RimlessWheel`)."""

@@ -293,7 +293,13 @@ def chain_standard_parameters(chain):
 # --- least squares and identifiability -------------------------------------------------
 @dataclass(frozen=True)
 class Identification:
-    """Result of :func:`identify`: estimate ``pi``, rms residual, singular values, numerical rank, condition number."""
+    """Result of :func:`identify`: estimate ``pi``, rms residual, singular values, numerical rank, condition number.
+
+    >>> Y = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> fit = identify(Y, Y @ [3.0, -1.0])
+    >>> fit.rank, fit.residual < 1e-12, round(fit.condition, 6)
+    (2, True, 1.767592)
+    """
 
     pi: np.ndarray
     residual: float
@@ -415,7 +421,13 @@ def multisine(amplitude, frequencies, n=1, seed=0):
 
 @dataclass(frozen=True)
 class IdentificationData:
-    """Samples for identification: times t (N,), q, v, vdot (N, n) and measured joint torques tau (N, n)."""
+    """Samples for identification: times t (N,), q, v, vdot (N, n) and measured joint torques tau (N, n).
+
+    >>> from lib.pendulum import SimplePendulum
+    >>> data = collect_data(SimplePendulum(), 0.5, [0.0], [0.0], 1.0, num=3)
+    >>> data.t, data.tau.ravel()
+    (array([0. , 0.5, 1. ]), array([0.5, 0.5, 0.5]))
+    """
 
     t: np.ndarray
     q: np.ndarray

@@ -30,17 +30,29 @@ from . import checks
 
 @dataclass(frozen=True)
 class Trajectory:
-    """A simulated motion: times ``t`` (shape (N,)), positions ``q`` and velocities ``v`` (shape (N, n))."""
+    """A simulated motion: times ``t`` (shape (N,)), positions ``q`` and velocities ``v`` (shape (N, n)).
+
+    >>> traj = Trajectory(np.array([0.0, 0.1]), np.zeros((2, 1)), np.ones((2, 1)))
+    >>> traj.q.shape
+    (2, 1)
+    """
 
     t: np.ndarray
     q: np.ndarray
     v: np.ndarray
 
 
-class ManipulatorSystem:
+class ManipulatorSystem(checks.Checked):
     """Base class: a system described by M(q), C(q, v), tau_g(q) and B.
 
     Subclasses set ``n`` and implement the four matrices and the two energies.
+    A dataclass subclass annotates its parameters ``checks.Positive``,
+    ``checks.Nonnegative`` or ``checks.Finite`` and they are checked when it
+    is made.
+
+    >>> from lib.pendulum import SimplePendulum
+    >>> isinstance(SimplePendulum(), ManipulatorSystem), SimplePendulum().n
+    (True, 1)
     """
 
     n = 0
@@ -240,6 +252,11 @@ class PlanarBody(ManipulatorSystem):
     :meth:`rotational_inertia` for a formula), and give ``input_matrix``.
     The box, the rimless wheel in floating-base coordinates and the spinning
     ball are all one of these with their own contacts.
+
+    >>> from lib.impulse import SpinningBall
+    >>> ball = SpinningBall(m=2.0, r=0.5)
+    >>> ball.mass_matrix([0.0, 1.0, 0.0]).diagonal(), ball.gravity_vector([0.0, 1.0, 0.0])
+    (array([2.        , 2.        , 0.33333333]), array([  0.  , -19.62,   0.  ]))
     """
 
     n = 3

@@ -210,6 +210,10 @@ class ContactStep:
     Jᵀλ = M (v' − v⁻); ``multipliers``, the solver's own unknowns (LCP z, or
     Anitescu's β, or Todorov's forces); ``status`` and ``reason`` from the
     solver. When the solver fails, ``v_next`` is None.
+
+    >>> s = lcp_contact_step(np.eye(2), [0.0, -9.81], [1.0, 0.0], 0.1, [0.0], [[[0.0, 1.0], [1.0, 0.0]]], mu=0.5)
+    >>> s.solved, s.impulse.round(4), s.lam.shape
+    (True, array([-0.4905,  0.981 ]), (1, 2))
     """
 
     v_next: np.ndarray | None
@@ -471,7 +475,14 @@ def _solve_cone_qp(P, c, k, d, mu):
 
 @dataclass(frozen=True)
 class ContactTrajectory:
-    """A time-stepping simulation: t (N + 1,), q and v (N + 1, n), impulses lam (N, k, 1 + d) per step."""
+    """A time-stepping simulation: t (N + 1,), q and v (N + 1, n), impulses lam (N, k, 1 + d) per step.
+
+    >>> from lib.particle import PointMass
+    >>> ball = PointMass()
+    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], 0.1, 3, ball.ground_contact, mu=0.5)
+    >>> traj.q.shape, traj.lam.shape
+    ((4, 2), (3, 1, 2))
+    """
 
     t: np.ndarray
     q: np.ndarray

@@ -104,6 +104,10 @@ class Phase:
     (``None``: identity); inside: c(X) -> (K,) or (K, m), which must be ≥ 0 at
     every break point (the trajectory stays in the mode: no intermediate
     contact).
+
+    >>> fall = Phase("fall", lambda X: np.column_stack([X[:, 1], -9.81 + 0 * X[:, 0]]), N=10, h_min=0.01, h_max=0.1)
+    >>> fall.N, fall.guard is None
+    (10, True)
     """
 
     name: str
@@ -134,6 +138,10 @@ class CollocationResult:
     (N+1, nx); h: the time step of every phase; violations: the largest
     violation of each family of constraints ("dynamics", "guard", "reset",
     "periodicity", "boundary", "inside", "h"); cost: the objective value.
+
+    >>> res = rimless_wheel_collocation(N=10)
+    >>> res.success, res.status, len(res.x), res.x[0].shape
+    (False, 'infeasible', 1, (11, 2))
     """
 
     success: bool
@@ -448,14 +456,10 @@ class VerticalHopper:
     Introduced in: chapter 9.
     """
 
-    m: float = 1.0
-    k: float = 500.0
-    l0: float = 1.0
-    g: float = 9.81
-
-    def __post_init__(self):
-        for name in ("m", "k", "l0", "g"):
-            checks.positive(name, getattr(self, name))
+    m: checks.Positive = 1.0
+    k: checks.Positive = 500.0
+    l0: checks.Positive = 1.0
+    g: checks.Positive = 9.81
 
     def flight(self, X):
         """Flight dynamics on stacked states, (K, 2) -> (K, 2)."""
