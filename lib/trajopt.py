@@ -35,7 +35,7 @@ import numpy as np
 from scipy.optimize import Bounds, NonlinearConstraint, OptimizeResult, minimize
 
 from . import checks
-from .hybrid import RimlessWheel
+from .rimless_wheel import RimlessWheel
 
 
 def hermite_simpson_defects(f, X, h):
@@ -379,7 +379,7 @@ def rimless_wheel_phase(wheel, N=20, h_min=0.01, h_max=0.1):
     """The rimless wheel's stance as a collocation :class:`Phase`, x = [θ, θ̇].
 
     dynamics θ̈ = (m g l/(m l² + I)) sin θ; guard θ − (γ + α) (the next toe
-    touches down); reset [θ − 2α, c θ̇] (:meth:`lib.hybrid.RimlessWheel.reset`);
+    touches down); reset [θ − 2α, c θ̇] (:meth:`lib.rimless_wheel.RimlessWheel.reset`);
     inside: γ − α ≤ θ ≤ γ + α (no intermediate contact).
 
     >>> rimless_wheel_phase(RimlessWheel(), N=10).guard(np.array([0.08 + np.pi / 8, 1.0]))
@@ -415,7 +415,7 @@ def rimless_wheel_collocation(wheel=None, N=20, h_min=0.01, h_max=0.1, method="S
     collision reset. The initial guess is fixed: θ rising linearly, θ̇ constant,
     h halfway between its bounds. Returns a :class:`CollocationResult`;
     ``result.x[0][0, 1]`` is θ̇ just after the collision, to compare with
-    :meth:`lib.hybrid.RimlessWheel.rolling_fixed_point`.
+    :meth:`lib.rimless_wheel.RimlessWheel.rolling_fixed_point`.
 
     >>> res = rimless_wheel_collocation()
     >>> res.status, round(float(res.x[0][0, 1]), 4), round(RimlessWheel().rolling_fixed_point(), 4)
