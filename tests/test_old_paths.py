@@ -308,9 +308,6 @@ def test_every_name_the_homework_uses_today_resolves():
     assert not missing, f"names the homework uses that lib does not answer for: {missing}"
 
 
-@pytest.mark.xfail(strict=True, reason="without_lib replaces a function in the module it names only, so the same "
-                                       "function stays callable at its new home; it should replace it in every lib "
-                                       "module that holds it (lib/homework.py)")
 def test_switching_off_an_old_path_also_switches_off_the_new_home():
     """hw04 switches off constraints.pendulum_tension: lib.particle.pendulum_tension must be refused too."""
     with without_lib("constraints.pendulum_tension", "constraints.integrate_fixed_step"):
