@@ -334,7 +334,7 @@ class PlanarChain(ManipulatorSystem):
         if q.shape[-1:] != (self.n,):
             raise ValueError(f"q must have shape (..., {self.n}), got shape {q.shape}")
         phi = np.cumsum(q, axis=-1)
-        steps = self.l * np.stack([np.sin(phi), -np.cos(phi)], axis=-1)
+        steps = self.l[:, None] * np.stack([np.sin(phi), -np.cos(phi)], axis=-1)
         zero = np.zeros(q.shape[:-1] + (1, 2))
         return np.concatenate([zero, np.cumsum(steps, axis=-2)], axis=-2)
 
