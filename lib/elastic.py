@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
+from . import checks
 from .pendulum import ActuatedPendulum
 from .system import ManipulatorSystem
 
@@ -65,11 +65,11 @@ class ElasticJointPendulum(ManipulatorSystem):
 
     def __post_init__(self):
         for name in ("K", "I_l", "I_m", "m", "d", "n_r", "l"):
-            _checks.positive(name, getattr(self, name))
-        _checks.nonnegative("b_l", self.b_l)
-        _checks.nonnegative("b_m", self.b_m)
-        _checks.finite("F_x", self.F_x)
-        _checks.finite("g0", self.g0)
+            checks.positive(name, getattr(self, name))
+        checks.nonnegative("b_l", self.b_l)
+        checks.nonnegative("b_m", self.b_m)
+        checks.finite("F_x", self.F_x)
+        checks.finite("g0", self.g0)
 
     def rigid(self):
         """The same pendulum with a rigid joint (K → ∞): :class:`ActuatedPendulum` on the link side."""
@@ -77,7 +77,7 @@ class ElasticJointPendulum(ManipulatorSystem):
                                 b_l=self.b_l, b_m=self.b_m, l=self.l, F_x=self.F_x, g0=self.g0)
 
     def mass_matrix(self, q):
-        _checks.vector("q", q, 2)
+        checks.vector("q", q, 2)
         return np.diag([self.I_l, self.n_r**2 * self.I_m])
 
     def coriolis_matrix(self, q, v):
@@ -85,7 +85,7 @@ class ElasticJointPendulum(ManipulatorSystem):
         return np.zeros((2, 2))
 
     def gravity_vector(self, q):
-        theta, psi = _checks.vector("q", q, 2)
+        theta, psi = checks.vector("q", q, 2)
         twist = self.K * (theta - psi)
         return np.array([-self.m * self.g0 * self.d * np.sin(theta) - twist, twist])
 
@@ -99,7 +99,7 @@ class ElasticJointPendulum(ManipulatorSystem):
 
     def potential_energy(self, q):
         """U = −m g0 d cos θ + ½ K (θ − ψ)²."""
-        theta, psi = _checks.vector("q", q, 2)
+        theta, psi = checks.vector("q", q, 2)
         return -self.m * self.g0 * self.d * np.cos(theta) + 0.5 * self.K * (theta - psi) ** 2
 
     def elastic_frequency(self):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
+from . import checks
 
 
 def layer_pressure(depth, E, H):
@@ -32,7 +32,7 @@ def layer_pressure(depth, E, H):
 
     Introduced in: chapter 5.
     """
-    E, H = _checks.positive("E", E), _checks.positive("H", H)
+    E, H = checks.positive("E", E), checks.positive("H", H)
     return E * np.maximum(np.asarray(depth, dtype=float), 0.0) / H
 
 
@@ -76,7 +76,7 @@ def polygon_on_layer(vertices, E, H, width=1.0, about=(0.0, 0.0)):
         raise ValueError(f"vertices must be an array of shape (k, 2), k >= 3, of finite numbers; got {P.shape}")
     if 0.5 * np.sum(_cross(P, np.roll(P, -1, axis=0))) <= 0:
         raise ValueError("vertices must go round counter-clockwise (positive area)")
-    E, H, width = _checks.positive("E", E), _checks.positive("H", H), _checks.positive("width", width)
+    E, H, width = checks.positive("E", E), checks.positive("H", H), checks.positive("width", width)
     about = np.asarray(about, dtype=float)
     force, moment, length, first_moment_x, pressure_total = np.zeros(2), 0.0, 0.0, 0.0, 0.0
     for a, b in zip(P, np.roll(P, -1, axis=0)):
@@ -116,7 +116,7 @@ def rectangle_radius_integral(a, b):
 
     Introduced in: chapter 5.
     """
-    A, B = _checks.positive("a", a) / 2, _checks.positive("b", b) / 2
+    A, B = checks.positive("a", a) / 2, checks.positive("b", b) / 2
     d = np.hypot(A, B)
     return float(4 * (2 * A * B * d + A**3 * np.log((B + d) / A) + B**3 * np.log((A + d) / B)) / 6)
 
@@ -138,8 +138,8 @@ def torsional_friction_moment(a, b, mu, f_n, model="pressure"):
 
     Introduced in: chapter 5.
     """
-    a, b = _checks.positive("a", a), _checks.positive("b", b)
-    mu, f_n = _checks.nonnegative("mu", mu), _checks.nonnegative("f_n", f_n)
+    a, b = checks.positive("a", a), checks.positive("b", b)
+    mu, f_n = checks.nonnegative("mu", mu), checks.nonnegative("f_n", f_n)
     if model == "pressure":
         return float(mu * f_n * rectangle_radius_integral(a, b) / (a * b))
     if model == "corners":

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
+from . import checks
 
 
 @dataclass(frozen=True)
