@@ -387,3 +387,53 @@ def plot_energy(system, traj, ax=None):
     ax.set_ylabel("$E(t) - E(0)$ (J)")
     ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     return ax, drift
+
+
+#: The six faces of a box, by corner index (the order of :meth:`lib.box.Box.corners`).
+BOX_FACES = ((0, 1, 2, 3), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7))
+
+
+def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), (0.0, 0.45))):
+    """A box moving over the floor in 3-D: ``(fig, draw, times)`` for :func:`player`.
+
+    ``traj`` has the box's positions ``p`` (N, 3), orientations ``R`` (N, 3,
+    3) and times ``t`` (N,), as :func:`lib.box.simulate_box` returns; at most
+    ``frames`` of them are drawn. mplot3d sorts polygons by their depth,
+    which puts the large floor polygon in front of a box resting on it; here
+    the sorting is off (``computed_zorder = False``) and the floor is drawn
+    first, the box over it.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from lib.box import Box, simulate_box
+    >>> box = Box(m=1.0, size=(0.3, 0.2, 0.1))
+    >>> traj = simulate_box(box, [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], 0.01, 5)
+    >>> fig, draw, times = box_scene(box, traj, frames=3)
+    >>> len(times), fig.axes[0].computed_zorder
+    (3, False)
+
+    Introduced in: chapter 7.
+    """
+    import matplotlib.pyplot as plt
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+    idx = frame_indices(len(traj.t), frames)
+    (x0, x1), (y0, y1), (z0, z1) = limits
+    fig = plt.figure(figsize=(4.6, 3.6), dpi=dpi)
+    ax = fig.add_subplot(projection="3d")
+    ax.computed_zorder = False
+    ax.set(xlim=(x0, x1), ylim=(y0, y1), zlim=(z0, z1), xticks=[], yticks=[], zticks=[])
+    ax.set_box_aspect((x1 - x0, y1 - y0, z1 - z0))
+    ax.view_init(elev=18, azim=-60)
+    floor = Poly3DCollection([[(x0, y0, 0.0), (x1, y0, 0.0), (x1, y1, 0.0), (x0, y1, 0.0)]],
+                             facecolor="0.85", edgecolor="none", zorder=1)
+    ax.add_collection3d(floor)
+    body = Poly3DCollection([], facecolor="tab:orange", edgecolor="k", alpha=0.9, zorder=2)
+    ax.add_collection3d(body)
+    label = ax.text2D(0.02, 0.92, "", transform=ax.transAxes, fontsize=8)
+
+    def draw(k):
+        corners = box.corners(traj.p[idx[k]], traj.R[idx[k]])
+        body.set_verts([corners[list(f)] for f in BOX_FACES])
+        label.set_text(f"t = {traj.t[idx[k]]:.2f} s")
+
+    return fig, draw, traj.t[idx]
