@@ -3,6 +3,7 @@
 #               vendored web assets), release the homework, execute the
 #               chapters and build the website
 #   make test   run the whole test suite (builds what it needs first)
+# Authors: make check (lib tests, doctests, changed chapters; under a minute).
 # Instructors: see README.md, "Grading" (make release / grade / feedback / export).
 
 SHELL      := /bin/bash
@@ -15,15 +16,19 @@ SITE       := _build/html
 # The chapters listed in the table of contents (a draft not in _toc.yml is not tested).
 CHAPTERS   := $(patsubst %,%.md,$(shell grep -o 'chapters/[A-Za-z0-9_]*' _toc.yml))
 NBVAL_DIR  := _build/nbval
+PYTEST     := $(BIN)/python -m pytest -p no:cacheprovider
+# pytest-xdist, one worker per core; tests/conftest.py puts each file in a group
+# of its own and the grading tests in one group (one after another).
+XDIST      := -n auto --dist loadgroup
 
 export PYTHONDONTWRITEBYTECODE := 1
 # The environment's own Jupyter kernel, config and data: never the user's.
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: help setup book pdf test bench release grade feedback export serve clean
+.PHONY: help setup book pdf test check bench release grade feedback export serve clean
 
 help:
-	@sed -n '1,8p' Makefile
+	@sed -n '1,9p' Makefile
 
 # --- set-up -------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml
@@ -57,6 +62,8 @@ _vendor/widgets/require.js:
 	rm -rf _build/npm/package
 
 # --- the website --------------------------------------------------------
+# The chapters are executed in parallel into the execution cache before Sphinx
+# reads them, and again when lib changes (_ext/chapter_cache.py).
 book: setup release
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 	@echo
@@ -78,7 +85,17 @@ $(NBVAL_DIR): $(CHAPTERS) | setup
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $@/$$(basename $${f%.md}).ipynb $$f; done
 
 test: book pdf $(NBVAL_DIR)
-	$(BIN)/python -m pytest --doctest-modules lib tests $(NBVAL_DIR) --nbval-lax -p no:cacheprovider
+	$(PYTEST) $(XDIST) --doctest-modules lib tests $(NBVAL_DIR) --nbval-lax
+
+# The quick tier while writing: lib's tests and doctests (not the grading round
+# trips, the site or the scratch-book build), then the chapters git reports as
+# changed or new, executed in parallel into the book's cache (a later `make
+# book` reuses them).
+check: setup
+	status=0; \
+	$(PYTEST) $(XDIST) -q -m "not grading and not slow" --ignore=tests/test_site.py --doctest-modules lib tests || status=1; \
+	$(BIN)/python _ext/chapter_cache.py --changed $(CHAPTERS) || status=1; \
+	exit $$status
 
 bench: setup
 	$(BIN)/python -m bench
