@@ -62,15 +62,8 @@ def depends_hash(root, depends=DEPENDS):
     """SHA-256 of the files the chapters' outputs depend on besides their own code.
 
     Paths are relative to ``root``; a folder counts with every file in it
-    (compiled files aside), so an added, removed or edited module changes it.
-
-    >>> import tempfile
-    >>> root = Path(tempfile.mkdtemp())
-    >>> (root / "lib").mkdir(); _ = (root / "lib" / "a.py").write_text("x = 1")
-    >>> before = depends_hash(root, ["lib"])
-    >>> _ = (root / "lib" / "a.py").write_text("x = 2")
-    >>> depends_hash(root, ["lib"]) != before
-    True
+    (compiled files aside), so an added, removed or edited module changes it
+    (tests/test_chapter_cache.py).
     """
     root = Path(root)
     digest = hashlib.sha256()
@@ -294,12 +287,15 @@ def setup(app):
 # --- without Sphinx (make check) -------------------------------------------------------------------
 def _changed(paths, root):
     """The paths git reports as modified, added or untracked (all of them outside a git checkout)."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
     try:
-        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", *map(str, paths)],
-                             cwd=root, capture_output=True, text=True, check=True).stdout
+        top = git("rev-parse", "--show-toplevel").strip()  # porcelain paths are relative to it
+        out = git("status", "--porcelain", "--untracked-files=all", "--", *map(str, paths))
     except (OSError, subprocess.CalledProcessError):
         return list(paths)
-    changed = {Path(root, line[3:].split(" -> ")[-1].strip('"')).resolve() for line in out.splitlines()}
+    changed = {Path(top, line[3:].split(" -> ")[-1].strip('"')).resolve() for line in out.splitlines()}
     return [p for p in paths if Path(p).resolve() in changed]
 
 

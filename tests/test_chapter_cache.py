@@ -158,6 +158,32 @@ def test_execute_caches_the_good_reports_the_bad_and_follows_the_dependencies(sc
     assert cached_output(get_cache(str(cache_path)), scratch / "good.md") == "value is 2\n"
 
 
+def test_check_executes_only_the_chapters_git_reports_as_changed(scratch, monkeypatch, capsys):
+    """What `make check` runs: the chapters changed or new since the last commit, named with the failing cell."""
+    (scratch / "_config.yml").write_text("execute:\n  cache: _build/.jupyter_cache\n  timeout: 120\n")
+    (scratch / "bad.md").write_text(GOOD)
+    git = lambda *args: subprocess.run(["git", *args], cwd=scratch, check=True, capture_output=True)  # noqa: E731
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "start")
+    git("add", "good.md", "bad.md", "deps")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "chapters")
+    monkeypatch.chdir(scratch)
+    chapters = ["good.md", "bad.md"]
+
+    assert chapter_cache.main(["--changed", *chapters]) == 0
+    assert capsys.readouterr().out.strip() == "chapters: none changed"
+    assert not (scratch / "_build").exists(), "nothing changed, so nothing was executed"
+
+    (scratch / "bad.md").write_text(BAD)
+    (scratch / "new.md").write_text(GOOD)
+    assert chapter_cache._changed([scratch / c for c in (*chapters, "new.md")], scratch) == [scratch / "bad.md",
+                                                                                              scratch / "new.md"]
+    assert chapter_cache.main(["--changed", *chapters]) == 1
+    out, err = capsys.readouterr()
+    assert "bad.md: code cell 2 (line " in err and "ValueError: boom" in err, err
+    assert "chapters: 0 of 1 ran without error (bad.md)" in out, out
+
+
 # --- a whole (scratch) book ------------------------------------------------------------------------
 def build(book):
     return subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(book), "--warningiserror"],
