@@ -128,6 +128,7 @@ def cached_output(cache, path):
     return "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
 
 
+@pytest.mark.slow
 def test_execute_caches_the_good_reports_the_bad_and_follows_the_dependencies(scratch):
     cache_path = scratch / "_build" / ".jupyter_cache"
     log = []
@@ -158,6 +159,7 @@ def test_execute_caches_the_good_reports_the_bad_and_follows_the_dependencies(sc
     assert cached_output(get_cache(str(cache_path)), scratch / "good.md") == "value is 2\n"
 
 
+@pytest.mark.slow
 def test_check_executes_only_the_chapters_git_reports_as_changed(scratch, monkeypatch, capsys):
     """What `make check` runs: the chapters changed or new since the last commit, named with the failing cell."""
     (scratch / "_config.yml").write_text("execute:\n  cache: _build/.jupyter_cache\n  timeout: 120\n")
