@@ -252,7 +252,7 @@ def grade(course, path, assignment=None, force=False, time_limit=TIME_LIMIT, mem
     """
     problem = sandbox.available()
     if problem and not sandbox.unconfined_asked():
-        raise CourseError(f"nothing was graded: the grading sandbox cannot be set up here. {problem}")
+        raise CourseError(f"nothing was graded, for the grading sandbox cannot be set up. {problem}")
     if problem:
         who = "as a user id of its own" if sandbox.unconfined_user() is not None else "as this very user"
         report(f"warning: grading WITHOUT the sandbox, as asked (--no-sandbox): {problem}. The students' code runs "

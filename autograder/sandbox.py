@@ -52,8 +52,8 @@ LIMITS = {  # per student process
 }
 CONFINE = Path(__file__).resolve().with_name("confine.py")
 SYSTEM_LIBRARIES = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache")
-INSTALL = ("install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
-           "or, for trusted code only, grade without the sandbox: python -m autograder grade --no-sandbox ...")
+UNCONFINED = "for trusted code only, grade without it: python -m autograder grade --no-sandbox ..."
+INSTALL = f"install it (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or, {UNCONFINED}"
 
 
 def die_with_parent():
@@ -163,7 +163,8 @@ def start_sandboxed(argv, **popen):
         os.write(release[1], b"1")
     except (OSError, ValueError, KeyError, TimeoutError) as error:
         _kill(proc)
-        raise OSError(f"bubblewrap did not start the sandbox ({type(error).__name__}: {error})") from None
+        said = proc.stderr.read().decode(errors="replace").strip().splitlines() if proc.stderr else []
+        raise OSError(said[-1] if said else f"no word from bubblewrap ({error})") from None
     finally:
         os.close(handshake[0])
         os.close(release[1])
@@ -202,22 +203,22 @@ def _student_argv(fd_in, fd_out, preload):
 def available():
     """Whether the sandbox works here: '' if so, else why not and what to do."""
     if not shutil.which("bwrap"):
-        return f"bubblewrap (bwrap) is not installed; {INSTALL}"
+        return f"bubblewrap (bwrap) is not installed: {INSTALL}"
     check = (f"import sys; sys.path[:0] = {code_roots()!r}; import importlib.util, autograder.student; "
              "assert importlib.util.find_spec('lib'), 'lib is not visible'")
     try:
         probe = start_sandboxed([sys.executable, "-I", "-c", check], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, stderr = probe.communicate(timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"bubblewrap could not set up the sandbox: {error}"
-    if probe.returncode != 0:
+        if probe.returncode == 0:
+            return ""
         lines = stderr.decode(errors="replace").strip().splitlines()
         why = lines[-1][:300] if lines else f"exit status {probe.returncode}"
-        hint = ("; user namespaces must be allowed (sysctl user.max_user_namespaces > 0; in a container, "
-                "a seccomp profile that permits them)" if "namespace" in why.lower() or "bwrap" in why else "")
-        return f"the sandbox could not be set up: {why}{hint}"
-    return ""
+    except (OSError, subprocess.TimeoutExpired) as error:
+        why = str(error)
+    hint = (" (user namespaces must be allowed: sysctl user.max_user_namespaces > 0; in a container, a seccomp "
+            "profile that permits them, or a VM)" if "namespace" in why.lower() else "")
+    return f"bubblewrap cannot make the sandbox here: {why.rstrip('.')}{hint}; {UNCONFINED}"
 
 
 def unconfined_asked():

@@ -240,10 +240,9 @@ def test_the_sandbox_works_for_a_fresh_clone_under_tmp_with_the_environment_else
 
 
 # --- fail closed -------------------------------------------------------------------------------
-def _grade_without_bwrap(course, folder, *extra):
+def _grade_without_bwrap(course, folder, *extra, path="/nonexistent"):
     env = {k: v for k, v in os.environ.items() if k != "RBD_NO_SANDBOX"}
-    env.update(PATH="/nonexistent", RBD_GRADEBOOK_URL=f"sqlite:///{course.root / 'gradebook.db'}",
-               RBD_CELL_TIMEOUT="20")
+    env.update(PATH=path, RBD_GRADEBOOK_URL=f"sqlite:///{course.root / 'gradebook.db'}", RBD_CELL_TIMEOUT="20")
     return subprocess.run([sys.executable, "-m", "autograder", "--root", str(course.root), "grade", str(folder),
                            "--assignment", "hw01", *extra], env=env, capture_output=True, text=True, timeout=900)
 
@@ -304,3 +303,17 @@ def test_a_batch_killed_half_way_resumes_with_every_grade_once(course, source, t
     assert skipped == len(done_before), second.stdout
     in_book = [s for s in gradebook.students(course, "hw01") if s in students]
     assert sorted(in_book) == students  # each once
+
+
+def test_a_bubblewrap_that_cannot_make_namespaces_stops_grading_and_says_why(course, tmp_path):
+    """As in a container whose seccomp profile forbids user namespaces: bwrap is there, and fails."""
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel "
+                    "does not allow non-privileged user namespaces.' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    (tmp_path / "batch").mkdir()
+    refused = _grade_without_bwrap(course, tmp_path / "batch", path=f"{fake.parent}:/usr/bin:/bin")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "nothing was graded" in refused.stderr and "No permissions to creating new namespace" in refused.stderr
+    assert "user namespaces must be allowed" in refused.stderr and "--no-sandbox" in refused.stderr, refused.stderr
