@@ -15,12 +15,15 @@ Environment variables (all optional):
                         postgresql://grader@db.example.org/rbd
                         (default: sqlite:///<root>/gradebook.db)
     RBD_CELL_TIMEOUT    seconds one cell may run during grading before it is
-                        interrupted (default: 60)
+                        interrupted (default: 60); this and every other limit
+                        of grading (memory, processes, the whole submission)
+                        are listed in autograder/limits.py
 
 Copy this file with the exercises to make a separate course folder (the tests
 do): every path follows the file.
 """
 
+import math
 import os
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
@@ -29,8 +32,8 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetG
                                     SaveAutoGrades)
 
 from autograder.judge import Judge
-from autograder.leaks import MARKERS
-from autograder.scrub import HideHiddenTests
+from autograder.leaks import MARKERS, HideHiddenTests
+from autograder.limits import Limits
 
 c = get_config()  # noqa: F821 (defined by the loader that runs this file)
 
@@ -67,8 +70,9 @@ c.ClearOutput.remove_metadata_fields = ["collapsed", "scrolled", "execution"]
 # tests here, taking only plain values from it (autograder/THREATS.md).
 c.Autograde.autograde_preprocessors = [Judge, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
-c.Judge.course_root = ROOT
-c.Judge.timeout = c.Execute.timeout = int(os.environ.get("RBD_CELL_TIMEOUT", "60"))
+c.Judge.course_root = ROOT   # the judge takes the folders above and the limits from autograder/limits.py
+# nbgrader's own Execute (nbgrader validate) stops a cell at the judge's limit too
+c.Execute.timeout = math.ceil(Limits.from_environment().cell_s)
 c.Execute.interrupt_on_timeout = True
 # A deleted test cell is put back from the gradebook (and run), not scored 0.
 c.OverwriteCells.add_missing_cells = True

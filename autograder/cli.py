@@ -27,7 +27,8 @@ def build_parser():
     grade.add_argument("--dask", metavar="ADDRESS", help="grade on a Dask distributed cluster: its scheduler's "
                        "address (tcp://host:8786), or 'local' for a cluster of --jobs workers here")
     grade.add_argument("--time-limit", type=int, metavar="SECONDS",
-                       help="limit for one whole notebook (default: $RBD_GRADE_TIME_LIMIT or 900)")
+                       help="limit for one whole submission (default: $RBD_GRADE_TIME_LIMIT or 900; "
+                            "every limit: autograder/limits.py)")
     grade.add_argument("--memory-limit", type=int, metavar="MB",
                        help="address-space cap of the grading kernel, 0 for none "
                             "(default: $RBD_GRADE_MEMORY_MB or 4096)")
@@ -69,10 +70,8 @@ def main(argv=None):
             if args.no_sandbox:
                 os.environ["RBD_NO_SANDBOX"] = "1"   # read by the grading workers' judges too
             try:
-                grade.grade(course, args.path, args.assignment, force=args.force,
-                            time_limit=args.time_limit if args.time_limit is not None else grade.TIME_LIMIT,
-                            memory_mb=args.memory_limit if args.memory_limit is not None else grade.MEMORY_MB,
-                            jobs=args.jobs, dask=args.dask)
+                grade.grade(course, args.path, args.assignment, force=args.force, time_limit=args.time_limit,
+                            memory_mb=args.memory_limit, jobs=args.jobs, dask=args.dask)
             finally:
                 if asked is None:
                     os.environ.pop("RBD_NO_SANDBOX", None)

@@ -1,7 +1,10 @@
-"""The course folder: where its parts live, and running nbgrader inside it.
+"""The course folder: where its parts live, its limits, and running nbgrader inside it.
 
-Everything is read from ``nbgrader_config.py`` at the course root, so the
-command line and nbgrader itself always agree on the folders and the gradebook.
+The layout is read from ``nbgrader_config.py`` at the course root, so the
+command line, the judge and nbgrader itself always agree on the folders and
+the gradebook; the limits of a grading run come from autograder/limits.py.
+:meth:`Course.work` says where one student's assignment lives at each stage
+of grading.
 """
 
 import os
@@ -13,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from traitlets.config.loader import PyFileConfigLoader
+
+from .limits import Limits
 
 CONFIG_FILE = "nbgrader_config.py"
 
@@ -44,7 +49,7 @@ class NbgraderRun:
 
 
 class Course:
-    """A course folder and its nbgrader configuration."""
+    """A course folder: its layout (from its nbgrader configuration) and its limits (:class:`Limits`)."""
 
     def __init__(self, root=None):
         self.root = find_root(root)
@@ -52,7 +57,7 @@ class Course:
         folders = config.CourseDirectory
         self.course_id = folders.get("course_id", "course")
         self.db_url = folders.get("db_url", f"sqlite:///{self.root / 'gradebook.db'}")
-        self.cell_timeout = config.Execute.get("timeout", 30)
+        self.limits = Limits.from_environment()
         self.source = self.root / folders.get("source_directory", "source")
         self.release_dir = self.root / folders.get("release_directory", "release")
         self.submitted = self.root / folders.get("submitted_directory", "submitted")
@@ -91,35 +96,71 @@ class Course:
         base = {"submitted": self.submitted, "autograded": self.autograded, "feedback": self.feedback_dir}[kind]
         return base / student / assignment
 
-    # --- running nbgrader --------------------------------------------------
-    def nbgrader(self, *args, log_path, time_limit=None, memory_mb=None):
-        """Run ``python -m nbgrader ARGS`` in the course root, its output going to ``log_path``.
+    def work(self, assignment, student):
+        """Where one student's assignment lives at each stage of grading (a :class:`Work`)."""
+        return Work(self, assignment, student)
 
-        The command runs in its own process group, so that when it exceeds
-        ``time_limit`` seconds it is stopped together with its kernel. With
-        ``memory_mb`` the address space of nbgrader and its kernel is capped.
+    # --- running nbgrader --------------------------------------------------
+    def nbgrader(self, *args, log_path):
+        """Run ``python -m nbgrader ARGS`` in the course root (release, feedback), its output going to ``log_path``.
+
+        The command runs in its own process group, and dies with this process.
         """
         log_path = Path(log_path)
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        timed_out = False
         with open(log_path, "w") as log:
             proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *map(str, args)], cwd=self.root,
                                     env=nbgrader_environment(), stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True,
-                                    preexec_fn=child_setup(memory_mb))
+                                    stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=child_setup())
             try:
-                proc.wait(timeout=time_limit)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                stop_process(proc)
+                proc.wait()
             except BaseException:
                 stop_process(proc)
                 raise
-        return NbgraderRun(proc.returncode, log_path.read_text(errors="replace"), timed_out)
+        return NbgraderRun(proc.returncode, log_path.read_text(errors="replace"), False)
 
     def logs(self):
         """Where nbgrader's output of each command is kept."""
         return self.autograded / "_logs"
+
+
+@dataclass(frozen=True)
+class Work:
+    """One student's assignment, and where it lives at each stage of grading."""
+
+    course: Course
+    assignment: str
+    student: str
+
+    @property
+    def names(self):
+        """The assignment's notebooks, by name without .ipynb."""
+        return list(self.course.source_notebooks(self.assignment))
+
+    def submitted(self, name=None):
+        """submitted/<student>/<assignment>/ (the copy that is graded), or its notebook ``name``."""
+        return self._in("submitted", name)
+
+    def autograded(self, name=None):
+        """autograded/<student>/<assignment>/ (executed and scored), or its notebook ``name``."""
+        return self._in("autograded", name)
+
+    def released(self, name):
+        """The released notebook ``name`` (what the student started from)."""
+        return self.course.release_dir / self.assignment / f"{name}.ipynb"
+
+    def judge_report(self, name):
+        """The judge's report on notebook ``name`` (autograder/judge.py), beside the graded notebook."""
+        return self.autograded() / f"{name}.judge.json"
+
+    @property
+    def log(self):
+        """nbgrader's output of this student's grading."""
+        return self.course.logs() / f"{self.assignment}.{self.student}.log"
+
+    def _in(self, kind, name):
+        folder = self.course.student_folder(kind, self.student, self.assignment)
+        return folder if name is None else folder / f"{name}.ipynb"
 
 
 def nbgrader_environment():

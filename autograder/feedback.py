@@ -1,13 +1,14 @@
 """``feedback``: the HTML each graded student gets back, checked to give nothing away.
 
 nbgrader's generate_feedback writes ``feedback/<student>/<assignment>/<notebook>.html``;
-:class:`autograder.scrub.HideHiddenTests` (configured in nbgrader_config.py)
+:class:`autograder.leaks.HideHiddenTests` (configured in nbgrader_config.py)
 has removed the hidden tests. Each page is then read back: if it shows a region
 marker or a line of the reference solution or of the hidden tests that the
 student did not write themselves, the page is deleted and the command fails.
 """
 
 from . import leaks
+from .cells import read_notebook
 from .course import CourseError
 from .outcomes import SCORED, Outcomes
 
@@ -19,9 +20,9 @@ def check_feedback(course, assignment, student):
         page = course.student_folder("feedback", student, assignment) / f"{name}.html"
         if not page.is_file():
             continue
-        secrets = leaks.secret_lines(leaks.read_notebook(source_path))
+        secrets = leaks.secret_lines(read_notebook(source_path))
         submitted = course.student_folder("submitted", student, assignment) / f"{name}.ipynb"
-        own = leaks.notebook_text(leaks.read_notebook(submitted)) if submitted.is_file() else ""
+        own = leaks.notebook_text(read_notebook(submitted)) if submitted.is_file() else ""
         found = leaks.find_leaks(leaks.html_text(page.read_text(errors="replace")), secrets, own)
         if found:
             problems.append(leaks.summary(page.relative_to(course.root), found))

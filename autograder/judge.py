@@ -35,31 +35,25 @@ import time
 import warnings
 from pathlib import Path
 
-import nbformat
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
-from traitlets import Bool, Float, Unicode
+from traitlets import Bool, Unicode
 
 from . import wire
+from .cells import grade_id, read_notebook, role
 from .sandbox import StudentDied, StudentProcess, available, mode, prepare_spare
 
 
-def _kind(cell):
-    """'test', 'answer', 'written', 'locked' or 'free' (a cell without nbgrader metadata)."""
-    nbg = cell.metadata.get("nbgrader", {})
-    if not nbg:
-        return "free"
-    if nbg.get("grade") and not nbg.get("solution"):
-        return "test" if cell.cell_type == "code" else "locked"
-    if nbg.get("solution"):
-        return "answer" if cell.cell_type == "code" else "written"
-    return "locked"
+@functools.lru_cache(maxsize=4)
+def _course(root):
+    from .course import Course
+    return Course(root)
 
 
 def _top_level(source_nb, kind):
     """The top-level statements of the notebook's code cells of this kind (cells that do not parse are skipped)."""
     for cell in source_nb.cells:
-        if cell.cell_type != "code" or _kind(cell) != kind:
+        if cell.cell_type != "code" or role(cell) != kind:
             continue
         try:
             yield from ast.parse(cell.source).body
@@ -106,6 +100,7 @@ SUSPICIOUS = [
     (r"\bimport\s+builtins\b|__builtins__|\bsys\.modules\b", "reaches into builtins or the module table"),
     (r"exercises|gradebook|autograded|\.git\b|hidden|BEGIN SOLUTION", "looks for the reference or the grades"),
     (r"\bctypes\b|\bos\.fork\b|\bsubprocess\b|\bos\.system\b|\bos\.kill\b", "starts processes or raw code"),
+    (r"\bautograder\b", "reaches into the grader's own side of its process"),
     (r"\bgc\.get_referrers\b|\binspect\.stack\b|\bsys\._getframe\b", "inspects the caller"),
     (r"\blib(?:\.\w+)*\._\w|\b_compiled_\w*", INTERNALS),
     (r"__code__|__wrapped__|__closure__|__globals__|\bgetsource\b|\bgc\.get_objects\b",
@@ -200,11 +195,14 @@ def _raise_like(text):
 
 
 class Judge(Preprocessor):
-    """nbgrader preprocessor: run the student's cells sandboxed and the tests here (see the module's doc)."""
+    """nbgrader preprocessor: run the student's cells sandboxed and the tests here (see the module's doc).
+
+    The folders (the source notebooks, autograded/) and the limits (a cell's
+    time, the student's memory...) are the course's (autograder/course.py).
+    """
 
     enabled = Bool(True, help="nbconvert runs only enabled preprocessors; a disabled judge would grade nothing")
-    course_root = Unicode("", help="the course folder (exercises/ is read from it)").tag(config=True)
-    timeout = Float(60, help="seconds one cell, or one call of a student's function, may run").tag(config=True)
+    course_root = Unicode("", help="the course folder (holding nbgrader_config.py)").tag(config=True)
     start_ahead = Bool(False, help="when done, start the sandboxed process for the next submission "
                                    "(set by the grading worker, which grades one student after another)"
                        ).tag(config=True)
@@ -212,19 +210,19 @@ class Judge(Preprocessor):
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
         assignment, notebook, student = info.get("assignment"), info.get("notebook"), info.get("student")
-        root = Path(self.course_root)
-        source_nb = nbformat.read(str(root / "exercises" / assignment / f"{notebook}.ipynb"), as_version=4)
+        course = _course(str(Path(self.course_root).resolve()))
+        source_nb = read_notebook(course.source_notebooks(assignment)[notebook])
         started = time.monotonic()
         student_cells = [(i, c.source) for i, c in enumerate(nb.cells)
-                         if c.cell_type == "code" and _kind(c) != "test"]
+                         if c.cell_type == "code" and role(c) != "test"]
         how = mode()  # fails closed: SandboxMissing unless unconfined grading was asked for
         report = {"student": student, "assignment": assignment, "notebook": notebook,
                   "sandbox": "ok" if how == "sandbox" else f"off, as asked (--no-sandbox): {available()}",
                   "evidence": [], "problems": []}
         report["evidence"] = [{"cell": i, "line": n, "text": t, "why": w} for i, n, t, w in evidence(
-            [(i, s) for i, s in student_cells if _kind(nb.cells[i]) in ("answer", "free")])]
+            [(i, s) for i, s in student_cells if role(nb.cells[i]) in ("answer", "free")])]
         preload = setup_imports(source_nb)
-        process = StudentProcess(student_cells, self.timeout, str(root), preload)
+        process = StudentProcess(student_cells, course.limits.cell_s, str(course.root), preload, course.limits)
         try:
             try:
                 results = process.start()
@@ -234,17 +232,17 @@ class Judge(Preprocessor):
                 nb.cells[index].outputs = self._outputs(result["stdout"], result["error"])
                 nb.cells[index].execution_count = None
             for index, what in sorted(process.incidents.items()):
-                label = nb.cells[index].metadata.get("nbgrader", {}).get("grade_id") or f"#{index}"
+                label = grade_id(nb.cells[index]) or f"#{index}"
                 report["problems"].append(f"cell {label}: {what}")
             self._run_tests(nb, source_nb, process, report)
         finally:
             process.stop()
             if self.start_ahead:
-                prepare_spare(str(root), preload)
+                prepare_spare(str(course.root), preload, course.limits)
         report["seconds"] = round(time.monotonic() - started, 3)
-        folder = root / "autograded" / student / assignment
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{notebook}.judge.json").write_text(json.dumps(report, indent=1))
+        path = course.work(assignment, student).judge_report(notebook)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=1))
         return nb, resources
 
     @staticmethod
@@ -261,11 +259,11 @@ class Judge(Preprocessor):
     def _run_tests(self, nb, source_nb, process, report):
         students = answer_names(source_nb)
         namespace = {"__name__": "__main__", "__builtins__": builtins}
-        by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): i for i, c in enumerate(nb.cells)}
+        by_id = {grade_id(c): i for i, c in enumerate(nb.cells)}
         from lib import homework
 
         for cell in source_nb.cells:
-            kind = _kind(cell)
+            kind = role(cell)
             if cell.cell_type != "code" or kind not in ("test", "locked"):
                 continue
             symbols = self._symbols(namespace)
@@ -286,8 +284,8 @@ class Judge(Preprocessor):
                             report["problems"].append(f"{name}: {error}")
                         if isinstance(namespace.get(name), wire.Unsendable):
                             report["problems"].append(f"{name} is {namespace[name]!r}")
-            stdout, error = self._exec(cell.source, namespace, cell.metadata["nbgrader"]["grade_id"])
-            target = by_id.get(cell.metadata["nbgrader"]["grade_id"])
+            stdout, error = self._exec(cell.source, namespace, grade_id(cell))
+            target = by_id.get(grade_id(cell))
             if target is not None:
                 nb.cells[target].outputs = self._outputs(stdout, error)
                 nb.cells[target].execution_count = None

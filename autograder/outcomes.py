@@ -1,16 +1,22 @@
-"""The outcome of grading each submission, kept in ``autograded/outcomes.json``.
+"""The last stage of grading: the outcome of each submission, kept in ``autograded/outcomes.json``.
 
-The gradebook holds scores; this file holds what the gradebook cannot say:
-whether a submission could be graded at all, and if not, why. One entry per
-(assignment, student), replaced when the student is graded again. The file is
-rewritten atomically after every student, so an interrupted batch leaves it
-consistent and a re-run picks up where it stopped.
+The gradebook holds scores (nbgrader files them while it grades); this file
+holds what the gradebook cannot say: whether a submission could be graded at
+all, and if not, why. One entry per (assignment, student), replaced when the
+student is graded again. The file is rewritten atomically after every
+student, so an interrupted batch leaves it consistent and a re-run picks up
+where it stopped. :meth:`Outcomes.record` of a submission that could not be
+graded first removes whatever an earlier grading left behind (:func:`forget`):
+nothing then shows a 0 that was never earned.
 """
 
 import json
 import os
+import shutil
 import tempfile
 from datetime import datetime, timezone
+
+from . import gradebook
 
 GRADED = "graded"
 FLAGGED = "flagged for review"  # graded, with evidence of an attempt on the grader for a person to look at
@@ -26,6 +32,7 @@ class Outcomes:
     """A small table of outcomes, loaded from and saved to a JSON file."""
 
     def __init__(self, course):
+        self.course = course
         self.path = course.autograded / "outcomes.json"
         self.entries = {}
         if self.path.is_file():
@@ -39,10 +46,15 @@ class Outcomes:
         return self.entries.get(self.key(assignment, student))
 
     def record(self, outcome):
+        """Keep a student's outcome; one that could not be graded leaves no grade, graded notebook or feedback."""
+        if outcome["status"] == FAILED:
+            forget(self.course, outcome["assignment"], outcome["student"])
         self.entries[self.key(outcome["assignment"], outcome["student"])] = outcome
         self.save()
 
     def remove(self, assignment, student):
+        """Forget a student's grading altogether: the next run grades them from scratch."""
+        forget(self.course, assignment, student)
         if self.entries.pop(self.key(assignment, student), None) is not None:
             self.save()
 
@@ -63,3 +75,13 @@ def failed(assignment, student, reason, **extra):
     """The outcome of a submission that could not be graded."""
     return dict(assignment=assignment, student=student, status=FAILED, reason=reason, notes=[],
                 score=None, max_score=None, graded_at=now(), **extra)
+
+
+def forget(course, assignment, student):
+    """Remove whatever an earlier grading of this student left behind: the gradebook's entry, autograded/, feedback/."""
+    gradebook.forget(course, assignment, student)
+    for kind in ("autograded", "feedback"):
+        folder = course.student_folder(kind, student, assignment)
+        shutil.rmtree(folder, ignore_errors=True)
+        if folder.parent.is_dir() and not any(folder.parent.iterdir()):
+            folder.parent.rmdir()

@@ -9,6 +9,7 @@ no output is left in it; otherwise it is deleted and the command fails.
 import shutil
 
 from . import leaks
+from .cells import read_notebook
 from .course import CourseError
 
 
@@ -21,8 +22,8 @@ def check_release(course, assignment):
         if not path.is_file():
             problems.append(f"{path} is missing")
             continue
-        nb = leaks.read_notebook(path)
-        secrets = leaks.secret_lines(leaks.read_notebook(source_path))
+        nb = read_notebook(path)
+        secrets = leaks.secret_lines(read_notebook(source_path))
         found = leaks.find_leaks(leaks.notebook_text(nb) + "\n" + str(nb.metadata), secrets)
         if found:
             problems.append(leaks.summary(path.relative_to(course.root), found))

@@ -16,7 +16,7 @@ tool Flatpak builds its sandboxes with. The student's process
 * runs in a new session as an unprivileged user id of its own per grading
   worker (:data:`UID_BASE`), without capabilities and unable to make user
   namespaces, with limits on memory, processes, file size and CPU time
-  (:data:`LIMITS`; autograder/confine.py applies them inside).
+  (autograder/limits.py; autograder/confine.py applies them inside).
 
 Fail closed: when the sandbox cannot be set up, :func:`mode` raises
 :class:`SandboxMissing` saying why and what to install, and no student code
@@ -39,17 +39,12 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+from . import wire
 from .confine import WORK, apply_limits
+from .limits import GRACE_S, Limits
 
 NOGROUP = 65534
 UID_BASE = 100_000  # each grading worker's sandboxes run under a user id of their own, so that one student's process limit is not that of a student graded at the same time
-LIMITS = {  # per student process
-    "memory_mb": int(os.environ.get("RBD_STUDENT_MEMORY_MB", "3072")),
-    "processes": int(os.environ.get("RBD_STUDENT_PROCESSES", "128")),
-    "file_mb": 64,
-    "tmp_mb": 256,
-    "cpu_s": int(os.environ.get("RBD_STUDENT_CPU_S", "900")),
-}
 CONFINE = Path(__file__).resolve().with_name("confine.py")
 SYSTEM_LIBRARIES = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache")
 UNCONFINED = "for trusted code only, grade without it: python -m autograder grade --no-sandbox ..."
@@ -102,7 +97,7 @@ def allow_list():
     return sorted(found)
 
 
-def _bwrap_command(plan, handshake):
+def _bwrap_command(plan, handshake, limits):
     """The bubblewrap command line for one student's process (see the module's doc)."""
     args = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user", "--die-with-parent",
             "--new-session", "--cap-drop", "ALL"]
@@ -112,7 +107,7 @@ def _bwrap_command(plan, handshake):
         args += [arg for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_RESOURCE") for arg in ("--cap-add", cap)]
     else:
         args += ["--disable-userns"]
-    args += ["--size", str(LIMITS["tmp_mb"] * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp",
+    args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp",
              "--proc", "/proc", "--dev", "/dev"]
     made = {"/", "/tmp", "/proc", "/dev"}
     for path in allow_list():
@@ -128,20 +123,21 @@ def _bwrap_command(plan, handshake):
                    json.dumps(plan), "--"]
 
 
-def _plan(as_root, fds):
+def _plan(as_root, fds, limits):
     return {"uid": UID_BASE + os.getpid() if as_root else None, "gid": NOGROUP, "fds": list(fds),
-            "limits": {k: v for k, v in LIMITS.items() if k != "tmp_mb"}}
+            "limits": limits.student()}
 
 
-def start_sandboxed(argv, **popen):
+def start_sandboxed(argv, limits=None, **popen):
     """Start ``argv`` in the sandbox; the :class:`subprocess.Popen` of bubblewrap. Raises OSError if it cannot start."""
+    limits = limits or Limits.from_environment()
     as_root = os.geteuid() == 0
     if not as_root:   # bubblewrap's own way: the instructor's user id inside the namespaces
-        command = _bwrap_command(_plan(False, popen.get("pass_fds", ())), None) + list(argv)
+        command = _bwrap_command(_plan(False, popen.get("pass_fds", ()), limits), None, limits) + list(argv)
         return subprocess.Popen(command, start_new_session=True, **popen)
     handshake, release = os.pipe(), os.pipe()
     extra = (handshake[1], release[0])
-    command = _bwrap_command(_plan(True, popen.get("pass_fds", ())), extra) + list(argv)
+    command = _bwrap_command(_plan(True, popen.get("pass_fds", ()), limits), extra, limits) + list(argv)
     popen["pass_fds"] = tuple(popen.get("pass_fds", ())) + extra
     try:
         proc = subprocess.Popen(command, start_new_session=True, **popen)
@@ -254,23 +250,29 @@ def unconfined_user():
     return None
 
 
-def _unconfined_setup():
-    die_with_parent()
-    apply_limits({k: v for k, v in LIMITS.items() if k != "tmp_mb"})
+def _unconfined_setup(limits):
+    def setup():
+        die_with_parent()
+        apply_limits(limits.student())
+    return setup
 
 
 class StudentProcess:
     """One sandboxed Python process running a submission's cells; see autograder/student.py.
 
+    ``cell_timeout``: seconds per cell (default: ``limits.cell_s``);
     ``preload``: modules to import before the cells arrive (what the
-    assignment's setup cell imports). A process started ahead of time with
-    :func:`prepare_spare` for the same course and preload is used if there is one.
-    Raises :class:`SandboxMissing` when there is no sandbox and unconfined
-    grading was not asked for.
+    assignment's setup cell imports); ``limits``: the rest of what the process
+    may use (default: :meth:`Limits.from_environment`). A process started ahead
+    of time with :func:`prepare_spare` for the same course and preload is used
+    if there is one. Raises :class:`SandboxMissing` when there is no sandbox
+    and unconfined grading was not asked for.
     """
 
-    def __init__(self, cells, cell_timeout, course_root, preload=()):
-        self.cells, self.cell_timeout = cells, float(cell_timeout)
+    def __init__(self, cells, cell_timeout, course_root, preload=(), limits=None):
+        self.limits = limits or Limits.from_environment()
+        self.cells = cells
+        self.cell_timeout = float(cell_timeout if cell_timeout is not None else self.limits.cell_s)
         self.course_root, self.preload = course_root, tuple(preload)
         self.results = {}      # cell index -> {"stdout", "error"}
         self.skip = set()      # cells that killed the process: not run again
@@ -306,7 +308,7 @@ class StudentProcess:
         try:
             if self.mode == "sandbox":
                 self.workdir = WORK
-                self.proc = start_sandboxed(argv, env=env, **streams)
+                self.proc = start_sandboxed(argv, self.limits, env=env, **streams)
             else:
                 self.scratch = self.workdir = tempfile.mkdtemp(prefix="rbd-student-")
                 uid = unconfined_user()
@@ -314,19 +316,20 @@ class StudentProcess:
                     os.chown(self.scratch, uid, NOGROUP)
                     streams.update(user=uid, group=NOGROUP, extra_groups=[])
                 self.proc = subprocess.Popen(argv, env=dict(env, HOME=self.scratch), cwd=self.scratch,
-                                             start_new_session=True, preexec_fn=_unconfined_setup, **streams)
+                                             start_new_session=True, preexec_fn=_unconfined_setup(self.limits),
+                                             **streams)
         except OSError as error:
             raise StudentDied(f"the student's process could not be started: {error}") from None
         finally:
             os.close(to_child)
             os.close(from_child)
-        self.writer = os.fdopen(from_parent, "w", encoding="utf-8")
+        self.writer = os.fdopen(from_parent, "wb")
         self.reader = to_parent
         self.buffer = b""
 
     def _launch(self):
         job = {"cells": [[i, s] for i, s in self.cells if i not in self.skip],
-               "cell_timeout": self.cell_timeout, "workdir": None}
+               "cell_timeout": self.cell_timeout, "output_chars": self.limits.output_chars, "workdir": None}
         spare = _take_spare(self.course_root, self.preload, self.mode)
         if spare is not None:
             self.proc, self.writer, self.reader, self.buffer = spare.proc, spare.writer, spare.reader, spare.buffer
@@ -342,7 +345,7 @@ class StudentProcess:
         running = None
         while True:
             try:
-                message = self._receive(self.cell_timeout + 10 if running is not None else 120)
+                message = self._receive(self.cell_timeout + GRACE_S if running is not None else 120)
             except StudentDied as died:
                 died.cell = running
                 if running is not None:
@@ -357,9 +360,10 @@ class StudentProcess:
                 error = str(message.get("error", ""))[:2000]
                 if error.startswith("MemoryError"):
                     error = (f"MemoryError: {error.partition(': ')[2].strip() or 'the cell ran out of memory'} "
-                             f"(the student's process may use {LIMITS['memory_mb']} MB)")
-                    self.incidents[message["done"]] = f"it ran out of memory ({LIMITS['memory_mb']} MB)"
-                self.results[message["done"]] = {"stdout": str(message.get("stdout", ""))[:200_000], "error": error}
+                             f"(the student's process may use {self.limits.student_mb} MB)")
+                    self.incidents[message["done"]] = f"it ran out of memory ({self.limits.student_mb} MB)"
+                self.results[message["done"]] = {"stdout": str(message.get("stdout", ""))[:self.limits.output_chars],
+                                                  "error": error}
                 running = None
             elif message.get("ready"):
                 return
@@ -380,7 +384,7 @@ class StudentProcess:
             name = f"signal {-code}"
         why = {"SIGKILL": "killed: out of memory, or by its own code", "SIGSEGV": "a crash: segmentation fault",
                "SIGBUS": "a crash: bus error", "SIGABRT": "aborted", "SIGFPE": "a crash: arithmetic error",
-               "SIGXCPU": f"its CPU time ran out ({LIMITS['cpu_s']} s)", "SIGXFSZ": "a file grew past the limit"}
+               "SIGXCPU": f"its CPU time ran out ({self.limits.cpu_s} s)", "SIGXFSZ": "a file grew past the limit"}
         return f"killed by {name}, {why.get(name, 'a signal')}"
 
     def stop(self):
@@ -407,7 +411,7 @@ class StudentProcess:
     # --- talking ---------------------------------------------------------------
     def _send(self, message):
         try:
-            self.writer.write(json.dumps(message, allow_nan=False) + "\n")
+            self.writer.write(wire.pack(message))
             self.writer.flush()
         except (BrokenPipeError, OSError) as error:
             raise StudentDied(f"the student's process is gone ({error})") from None
@@ -425,18 +429,15 @@ class StudentProcess:
                 if not chunk:
                     raise StudentDied("the Python process ended (os._exit, a crash, or out of memory)")
                 self.buffer += chunk
-                if len(self.buffer) > 64 * 1024 * 1024:
-                    raise StudentDied("the student's process sent more than 64 MB at once")
+                if len(self.buffer) > wire.MAX_BYTES:
+                    raise StudentDied(f"the student's process sent more than {wire.MAX_BYTES >> 20} MB at once")
         finally:
             selector.close()
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
-            message = json.loads(line)
-        except ValueError:
-            raise StudentDied("the student's process sent something that is not JSON") from None
-        if not isinstance(message, dict):
-            raise StudentDied("the student's process sent something that is not a message")
-        return message
+            return wire.unpack(line)
+        except wire.WireError as error:
+            raise StudentDied(f"the student's process sent something the grader cannot read: {error}") from None
 
     def ask(self, request):
         """Send one request; returns the reply (a dict). Restarts the process if it died earlier."""
@@ -444,7 +445,7 @@ class StudentProcess:
             self.start()
         self._send(request)
         try:
-            return self._receive(self.cell_timeout + 10)
+            return self._receive(self.cell_timeout + GRACE_S)
         except StudentDied as died:
             if "no answer within" not in str(died):
                 died.args = (f"the student's Python process ended ({self._ending()})",)
@@ -460,13 +461,13 @@ class StudentProcess:
 _spares = {}
 
 
-def prepare_spare(course_root, preload=()):
+def prepare_spare(course_root, preload=(), limits=None):
     """Start a process for the next submission of this course (replacing any spare there was)."""
     key = (str(course_root), tuple(preload))
     for old in _spares.values():
         old.stop()
     _spares.clear()
-    spare = StudentProcess([], 60, course_root, preload)
+    spare = StudentProcess([], None, course_root, preload, limits)
     try:
         spare._spawn()
     except StudentDied:   # the next submission starts its own, and says why if that fails too

@@ -3,11 +3,11 @@
 Started by :mod:`autograder.sandbox` inside the sandbox (its own filesystem
 view, an unprivileged user, resource limits), with the modules the
 assignment's setup imports (a JSON list) to load while it waits for its job.
-It speaks JSON lines on the
-descriptors it was started with; the cells' own prints and errors go to
+It speaks the wire format (autograder/wire.py: one JSON object a line) on
+the descriptors it was started with; the cells' own prints and errors go to
 per-cell captures, never to that channel. It reads one job:
 
-    {"cells": [[index, source], ...], "cell_timeout": seconds, "workdir": path}
+    {"cells": [[index, source], ...], "cell_timeout": seconds, "output_chars": n, "workdir": path}
 
 runs the cells in order in one IPython shell (so magics work), reporting
 ``{"cell": index}`` before each and ``{"done": index, "stdout": ..., "error": ...}``
@@ -31,7 +31,8 @@ import signal
 import sys
 import warnings
 
-CAPTURE_LIMIT = 200_000  # characters of output kept per cell
+from autograder import wire
+from autograder.limits import Limits
 
 
 class CellTimeout(BaseException):
@@ -39,7 +40,9 @@ class CellTimeout(BaseException):
 
 
 class Capped(io.TextIOBase):
-    """A text sink that keeps the first CAPTURE_LIMIT characters and counts the rest."""
+    """A text sink that keeps the first ``limit`` characters and counts the rest."""
+
+    limit = Limits.output_chars   # the job's output_chars
 
     def __init__(self):
         self.parts, self.size, self.dropped = [], 0, 0
@@ -49,7 +52,7 @@ class Capped(io.TextIOBase):
 
     def write(self, text):
         text = str(text)
-        room = CAPTURE_LIMIT - self.size
+        room = self.limit - self.size
         if room > 0:
             self.parts.append(text[:room])
             self.size += min(room, len(text))
@@ -62,22 +65,23 @@ class Capped(io.TextIOBase):
 
 
 class Channel:
+    """The line to the judge: messages in the wire format (autograder/wire.py)."""
+
     def __init__(self, fd_in, fd_out):
-        self.reader = os.fdopen(fd_in, "r", encoding="utf-8", closefd=True)
+        self.reader = os.fdopen(fd_in, "rb", closefd=True)
         self.fd_out = fd_out
         self.pid = os.getpid()
 
     def send(self, message):
         if os.getpid() != self.pid:  # a child the student's code forked came back here: it has nothing to say
             os._exit(0)
-        data = (json.dumps(message, allow_nan=False) + "\n").encode()
-        view = memoryview(data)
+        view = memoryview(wire.pack(message))
         while view:
             view = view[os.write(self.fd_out, view):]
 
     def receive(self):
         line = self.reader.readline()
-        return json.loads(line) if line else None
+        return wire.unpack(line) if line else None
 
 
 def _describe(error):
@@ -112,8 +116,6 @@ def _run_cell(shell, source, timeout):
 
 
 def _answer(shell, request, timeout, switch):
-    from autograder import wire
-
     namespace = shell.user_ns
     name = request.get("name")
     if not isinstance(name, str) or name not in namespace:
@@ -171,6 +173,7 @@ def main():
     os.chdir(job["workdir"])
     builtins.input = lambda prompt="": (print(f"{prompt}[input() is not available while grading]"), "")[1]
     timeout = float(job["cell_timeout"])
+    Capped.limit = int(job.get("output_chars", Capped.limit))
     for index, source in job["cells"]:
         channel.send({"cell": index})
         stdout, error = _run_cell(shell, source, timeout)
@@ -183,7 +186,7 @@ def main():
             reply = {"error": _describe(failure)}
         try:
             channel.send(reply)
-        except ValueError as failure:  # not JSON-able: say so rather than die
+        except wire.WireError as failure:  # not JSON-able, or too large: say so rather than die
             channel.send({"error": f"the result could not be sent: {failure}"})
 
 

@@ -31,6 +31,8 @@ from pathlib import Path
 import nbformat
 from nbformat.warnings import DuplicateCellId
 
+from .cells import grade_ids
+
 SKIPPED = {"__MACOSX", ".ipynb_checkpoints", "__pycache__"}
 LARGEST_ZIP = 2 * 1024**3  # bytes, uncompressed
 
@@ -245,8 +247,8 @@ def names_inside(path):
     return found | {parts.stem for parts in canvas if parts}
 
 
-def check_notebook(path, assignment, grade_ids):
-    """Why a file cannot be graded as this assignment's notebook, or '' when it can."""
+def check_notebook(path, assignment, ids):
+    """Why a file cannot be graded as this assignment's notebook (``ids``: its cells' nbgrader ids), or '' when it can."""
     raw = Path(path).read_bytes()
     if not raw.strip():
         return "the file is empty"
@@ -264,8 +266,7 @@ def check_notebook(path, assignment, grade_ids):
     except Exception as err:  # nbformat raises several kinds
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         return f"the file is JSON but not a valid Jupyter notebook ({first[:200]})"
-    ids = {cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells}
-    if not ids & set(grade_ids):
+    if not grade_ids(nb) & set(ids):
         return (f"this is not a {assignment} notebook: none of its cells belongs to {assignment} "
                 "(was the notebook re-created instead of downloaded from the release?)")
     return ""

@@ -16,11 +16,11 @@ The parent side, :class:`GradingWorker`, enforces what a separate process per
 student enforced: a time limit for the whole submission and a memory cap
 (the worker is killed, with its sandbox, and replaced), and a log per student.
 
-Protocol: one JSON line per request on a pipe, ``{"assignment", "student",
-"log"}``, and one JSON line per reply on another, ``{"ok": bool, "error": str}``.
+Protocol, in the wire format (autograder/wire.py): one request per line on a
+pipe, ``{"assignment", "student", "log"}``, and one reply per line on another,
+``{"ok": bool, "error": str}``.
 """
 
-import json
 import logging
 import os
 import selectors
@@ -31,6 +31,7 @@ import time
 import traceback
 from pathlib import Path
 
+from . import wire
 from .course import NbgraderRun, child_setup, nbgrader_environment, stop_process
 
 
@@ -73,14 +74,14 @@ class GradingWorker:
         log_path = Path(log_path)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log_path.write_text("")
-        request = json.dumps({"assignment": assignment, "student": student, "log": str(log_path)}) + "\n"
+        request = wire.pack({"assignment": assignment, "student": student, "log": str(log_path)})
         try:
-            os.write(self._requests, request.encode())
+            os.write(self._requests, request)
             reply = self._receive(time_limit)
         except TimeoutError:
             self.stop()
             return NbgraderRun(-signal.SIGKILL, _read(log_path), True)
-        except (OSError, EOFError):
+        except (OSError, EOFError, wire.WireError):
             code = self.stop()
             return NbgraderRun(code if code else 1, _read(log_path) + "\nthe grading worker ended", False)
         except BaseException:
@@ -104,7 +105,7 @@ class GradingWorker:
                     raise EOFError
                 self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+        return wire.unpack(line)
 
     def stop(self):
         """Kill the worker and everything it started (its session: sandboxes included); its exit code."""
@@ -142,10 +143,10 @@ def serve(root, requests_fd, replies_fd):
     import autograder.judge  # noqa: F401 (load the judge and what its tests import, once)
     import lib  # noqa: F401
 
-    requests = os.fdopen(requests_fd, "r", encoding="utf-8")
-    replies = os.fdopen(replies_fd, "w", encoding="utf-8")
+    requests = os.fdopen(requests_fd, "rb")
+    replies = os.fdopen(replies_fd, "wb")
     for line in requests:
-        task = json.loads(line)
+        task = wire.unpack(line)
         coursedir = CourseDirectory(config=config)
         coursedir.assignment_id, coursedir.student_id = task["assignment"], task["student"]
         app = Autograde(coursedir=coursedir, config=config)
@@ -164,7 +165,7 @@ def serve(root, requests_fd, replies_fd):
             app.log.removeHandler(handler)
             handler.close()
             os.chdir(root)
-        replies.write(json.dumps(reply) + "\n")
+        replies.write(wire.pack(reply))
         replies.flush()
 
 

@@ -41,7 +41,7 @@ from autograder.course import Course
 from autograder.export import COLUMNS
 from autograder.outcomes import FAILED, GRADED, Outcomes
 from autograder.release import check_release
-from autograder.scrub import HideHiddenTests
+from autograder.leaks import HideHiddenTests
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())

@@ -173,6 +173,11 @@ ATTACKS = [
     {"name": "patched-run-cell", "base": "blank",
      "replace": {"answer-cartpole-energy": "shell = get_ipython()\nshell.run_cell = lambda *a, **k: None"},
      "expect": {"status": "flagged for review", "lost": ALL, "flag": "IPython"}},
+    {"name": "garbles-its-answers", "base": "blank",   # values the judge cannot rebuild: missing answers, not a crash
+     "replace": {"answer-mass-matrix": "import autograder.wire\n"
+                                       "autograder.wire.encode = lambda value, depth=0: {'__sympy__': ['Symbol']}\n"
+                                       "def mass_matrix(q, m1, m2, l1, l2):\n    return np.zeros((2, 2))"},
+     "expect": {"status": "flagged for review", "lost": ALL, "flag": "the grader's own side"}},
     {"name": "redefines-test-helpers", "base": "blank",
      "replace": {"answer-mass-matrix": "def symbolic_difference(a, b):\n    return 0\n"
                                        "visible_tests_passed = {k: True for k in range(1, 7)}\n"

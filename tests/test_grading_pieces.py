@@ -1,0 +1,95 @@
+"""The grading pipeline's small pieces, without running nbgrader (autograder/grade.py's stages).
+
+The course layout and the limits each come from one place; every part asks
+autograder/cells.py what a cell is, and it answers as nbgrader does.
+"""
+
+import doctest
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.utils import is_grade, is_locked, is_solution
+
+from autograder import cells, grade, judge, leaks, limits
+from autograder.course import Course
+
+REPO = Path(__file__).resolve().parent.parent
+needs_hw01 = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
+
+
+@pytest.mark.parametrize("module", [cells, leaks, limits], ids=lambda m: m.__name__)
+def test_the_examples_in_the_docstrings_run(module):
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted > 0, result
+
+
+@needs_hw01
+def test_each_cell_of_a_homework_has_the_role_nbgrader_gives_it():
+    nb = nbformat.read(str(REPO / "exercises" / "hw01" / "hw01.ipynb"), as_version=4)
+    seen = set()
+    for cell in nb.cells:
+        role = cells.role(cell)
+        seen.add(role)
+        if role in ("answer", "written"):
+            assert is_solution(cell) and (cell.cell_type == "code") == (role == "answer"), cells.grade_id(cell)
+        elif role == "test":
+            assert is_grade(cell) and not is_solution(cell) and is_locked(cell), cells.grade_id(cell)
+        elif role == "locked":
+            assert not is_solution(cell) and "nbgrader" in cell.metadata, cells.grade_id(cell)
+    assert {"answer", "test", "locked"} <= seen, seen
+    assert cells.grade_ids(nb) == {cells.grade_id(c) for c in nb.cells if "nbgrader" in c.metadata}
+
+
+def test_a_cell_a_student_added_is_free_and_never_a_test():
+    added = nbformat.v4.new_code_cell("assert True")
+    emptied = nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {}})
+    assert cells.role(added) == cells.role(emptied) == "free" and cells.grade_id(added) is None
+
+
+def test_limits_come_from_one_place_and_bad_values_say_which_variable():
+    default = limits.Limits.from_environment({})
+    assert (default.cell_s, default.notebook_s, default.worker_mb, default.student_mb) == (60, 900, 4096, 3072)
+    set_ = limits.Limits.from_environment({"RBD_CELL_TIMEOUT": "2.5", "RBD_STUDENT_MEMORY_MB": "512",
+                                           "RBD_GRADE_MEMORY_MB": "0"})
+    assert (set_.cell_s, set_.student_mb, set_.worker_mb) == (2.5, 512, 0)
+    assert set_.student() == {"memory_mb": 512, "processes": 128, "file_mb": 64, "cpu_s": 900}
+    for name, value in [("RBD_CELL_TIMEOUT", "-1"), ("RBD_GRADE_TIME_LIMIT", "0"), ("RBD_STUDENT_CPU_S", "lots")]:
+        with pytest.raises(ValueError, match=f"{name} must be a positive number"):
+            limits.Limits.from_environment({name: value})
+
+
+@needs_hw01
+def test_the_course_layout_is_read_from_its_configuration(tmp_path, monkeypatch):
+    root = tmp_path / "course"
+    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    monkeypatch.setenv("RBD_CELL_TIMEOUT", "7")
+    course = Course(root)
+    assert course.limits.cell_s == 7 and course.source == root / "exercises"
+    work = course.work("hw01", "ada")
+    assert work.names == ["hw01"]
+    assert work.submitted("hw01") == course.student_folder("submitted", "ada", "hw01") / "hw01.ipynb"
+    assert work.autograded() == root / "autograded" / "ada" / "hw01"
+    assert work.judge_report("hw01") == root / "autograded" / "ada" / "hw01" / "hw01.judge.json"
+    assert work.released("hw01") == root / "release" / "hw01" / "hw01.ipynb"
+    assert work.log.parent == course.logs()
+
+
+def test_the_normalize_stage_keeps_a_repeated_test_cell_once(tmp_path):
+    test = {"nbgrader": {"grade": True, "solution": False, "grade_id": "test-x", "points": 1, "locked": True}}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"),
+                                         nbformat.v4.new_code_cell("assert x == 1", metadata=test),
+                                         nbformat.v4.new_code_cell("assert True", metadata=test)])
+    path = tmp_path / "hw.ipynb"
+    nbformat.write(nb, str(path))
+    assert grade.normalize(path) == ["cell test-x appeared more than once; the first was kept"]
+    kept = nbformat.read(str(path), as_version=4)
+    assert [c.source for c in kept.cells] == ["x = 1", "assert x == 1"]
+    assert grade.normalize(path) == []
+
+
+def test_the_evidence_scan_flags_reaching_into_the_graders_side():
+    found = judge.evidence([(3, "import autograder.wire\nautograder.wire.encode = print")])
+    assert [(cell, line) for cell, line, _, why in found if "grader's own side" in why] == [(3, 1), (3, 2)]
