@@ -398,7 +398,8 @@ def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), 
 
     ``traj`` has the box's positions ``p`` (N, 3), orientations ``R`` (N, 3,
     3) and times ``t`` (N,), as :func:`lib.box.simulate_box` returns; at most
-    ``frames`` of them are drawn. mplot3d sorts polygons by their depth,
+    ``frames`` of them are drawn; ``draw(k)`` returns the eight corners it
+    drew (8, 3), so a test can read what frame k shows. mplot3d sorts polygons by their depth,
     which puts the large floor polygon in front of a box resting on it; here
     the sorting is off (``computed_zorder = False``) and the floor is drawn
     first, the box over it.
@@ -435,5 +436,66 @@ def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), 
         corners = box.corners(traj.p[idx[k]], traj.R[idx[k]])
         body.set_verts([corners[list(f)] for f in BOX_FACES])
         label.set_text(f"t = {traj.t[idx[k]]:.2f} s")
+        return corners
 
     return fig, draw, traj.t[idx]
+
+
+def balls_scene(runs, ball, frames=60, dpi=60, lift=0.75):
+    """Spinning balls bouncing on a floor, one above the other: ``(fig, draw, times)`` for :func:`player`.
+
+    ``runs`` maps a label to a :class:`lib.hybrid.HybridRun` of a planar ball
+    with state ``[x, z, theta, x', z', theta']`` (height ``z`` of the centre
+    above the floor, metres); ``ball`` has the radius ``r``. Ball k is drawn
+    over its own floor line, ``k * lift`` metres up, as a circle with a spoke
+    that shows its rotation and the trace of its centre. The frames are
+    ``frames`` evenly spaced times over the shortest run. ``draw(k)`` returns
+    the floor height, the circle and the spoke of each ball, in order, so a
+    test can read what frame k shows.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from lib import bouncing, hybrid, impulse
+    >>> ball = impulse.SpinningBall(r=0.1)
+    >>> run = hybrid.simulate_hybrid(bouncing.spinning_ball_modes(ball, 0.6), "free",
+    ...                              [0.0, 0.3, 0.0, 1.0, 0.0, 5.0], t_final=0.4)
+    >>> fig, draw, times = balls_scene({"a ball": run}, ball, frames=3)
+    >>> [(floor, round(float(circle.center[1]), 3)) for floor, circle, spoke in draw(0)]
+    [(0.0, 0.3)]
+
+    Introduced in: chapter 6.
+    """
+    import matplotlib.pyplot as plt
+
+    frames = checks.count("frames", frames)
+    t = np.linspace(0.0, min(run.t_final for run in runs.values()), frames)
+    fig, ax = plt.subplots(figsize=(5.0, 3.6), dpi=dpi)
+    ax.set_xlim(-0.6, 0.8)
+    ax.set_ylim(-0.03, (len(runs) - 1) * lift + 0.62)
+    ax.set_aspect("equal")
+    ax.set_xticks([])                         # text is the slowest thing to draw
+    ax.set_yticks([])
+    balls = []
+    for k, (name, run) in enumerate(runs.items()):
+        floor = k * lift                      # each ball gets its own floor
+        ax.axhline(floor, color="k", lw=1)
+        ax.text(-0.58, floor + 0.55, name, fontsize=9)
+        circle = plt.Circle((0, 0), ball.r, fill=False, lw=1.5, color="tab:blue")
+        ax.add_patch(circle)
+        (spoke,) = ax.plot([], [], color="tab:red", lw=2)
+        (trace,) = ax.plot([], [], color="tab:orange", lw=0.8, alpha=0.7)
+        balls.append((run.sample(t), floor, circle, spoke, trace))
+    clock = ax.text(0.5, (len(runs) - 1) * lift + 0.55, "", fontsize=9)
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.98)
+
+    def draw(i):
+        shown = []
+        for X, floor, circle, spoke, trace in balls:
+            x, z, th = X[i, :3]
+            circle.center = (x, floor + z)
+            spoke.set_data([x, x + ball.r * np.cos(th)], [floor + z, floor + z + ball.r * np.sin(th)])
+            trace.set_data(X[:i + 1, 0], floor + X[:i + 1, 1])
+            shown.append((floor, circle, spoke))
+        clock.set_text(f"t = {t[i]:.2f} s")
+        return shown
+
+    return fig, draw, t

@@ -168,3 +168,60 @@ def test_chapter_7_box_is_drawn_above_the_floor_in_every_frame():
         rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3] / 255.0
         shown = np.sum(np.abs(rgb - orange).max(axis=-1) < 0.12)
         assert shown > 200, f"frame {k} (t = {times[k]:.2f} s): the box is hidden ({shown} orange pixels)"
+
+
+def chapter_6_backspin_scene():
+    """The two spinning balls of chapter 6 ("Backspin"), simulated and drawn as the chapter does."""
+    from lib import bouncing, hybrid, impulse
+
+    ball = impulse.SpinningBall(r=0.1)
+    runs = {name: hybrid.simulate_hybrid(bouncing.spinning_ball_modes(ball, 0.6), "free",
+                                         [0.0, 0.5, 0.0, 1.0, 0.0, spin], t_final=1.6)
+            for name, spin in {"light backspin": 10.0, "heavy backspin": 30.0}.items()}
+    return ball, runs, plotting.balls_scene(runs, ball)
+
+
+def chapter_7_box_scene():
+    """The tumbling box of chapter 7, simulated and drawn as the chapter does."""
+    from lib.box import Box, simulate_box
+    from lib.rigid_body import rotation
+
+    box = Box(m=1.0, size=(0.4, 0.2, 0.1))
+    drop = simulate_box(box, [0.0, 0.0, 0.3], rotation([0.35, 0.25, 0.1]), [0.6, 0.0, 0.0], [0.0, 0.0, 1.5],
+                        0.01, 120, mu=0.5)
+    return box, drop, plotting.box_scene(box, drop)
+
+
+def lowest_in_frame(scene, k):
+    """How far the lowest body drawn in frame k is above its ground (metres; negative: below it)."""
+    name, (body, _, (fig, draw, times)) = scene
+    if name == "chapter 6 backspin":
+        return min(circle.center[1] - body.r - floor for floor, circle, _ in draw(k))
+    return float(draw(k)[:, 2].min())
+
+
+@pytest.fixture(scope="module", params=["chapter 6 backspin", "chapter 7 box"])
+def ground_scene(request):
+    build = {"chapter 6 backspin": chapter_6_backspin_scene, "chapter 7 box": chapter_7_box_scene}
+    yield request.param, build[request.param]()
+    plt.close("all")
+
+
+def test_no_body_is_drawn_below_the_ground_in_any_frame(ground_scene):
+    """Every animation of chapters 6-10 that shows bodies over a ground: each frame's drawn bodies are above it."""
+    name, (_, _, (fig, draw, times)) = ground_scene
+    assert len(times) >= 25, f"{name}: only {len(times)} frames"
+    below = [(round(float(times[k]), 3), lowest_in_frame(ground_scene, k)) for k in range(len(times))]
+    below = [(t, gap) for t, gap in below if gap < -1e-3]
+    assert not below, f"{name}: bodies drawn below the ground at (t in s, depth in m): {below[:5]}"
+    touching = min(lowest_in_frame(ground_scene, k) for k in range(len(times)))
+    assert touching < 0.02, f"{name}: no frame shows the body on the ground (closest {touching:.3f} m)"
+
+
+def test_the_backspin_balls_bounce_apart():
+    """Chapter 6's animation shows what the text says: the lightly spun ball goes on, the heavily spun one comes back."""
+    _, runs, (fig, draw, times) = chapter_6_backspin_scene()
+    last = draw(len(times) - 1)
+    (_, light, _), (_, heavy, _) = last
+    assert light.center[0] > 0.1, f"light backspin: the ball should end ahead of its start, at x = {light.center[0]:.2f}"
+    assert heavy.center[0] < 0.0, f"heavy backspin: the ball should come back behind its start, at x = {heavy.center[0]:.2f}"
