@@ -35,7 +35,10 @@ MEASURE = """() => {
   const main = document.querySelector("main") || document.body;
   const article = main.querySelector("article") || main;
   const column = article.getBoundingClientRect().width;
-  const visible = el => el.offsetParent !== null && el.getBoundingClientRect().height > 0;
+  // Chromium lays out the content of a closed <details> (a hide-input toggle)
+  // and only skips painting it, so its box has a size: count it as hidden.
+  const visible = el => el.offsetParent !== null && el.getBoundingClientRect().height > 0
+      && !el.closest("details:not([open])");
   // display equations: the typeset box against the space its block offers
   const eqs = Array.from(article.querySelectorAll("mjx-container[display='true']")).filter(visible);
   const wide = eqs.filter(e => {
