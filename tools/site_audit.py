@@ -41,8 +41,7 @@ MEASURE = """() => {
   const main = document.querySelector("main") || document.body;
   const article = main.querySelector("article") || main;
   const column = article.getBoundingClientRect().width;
-  // Chromium lays out the content of a closed <details> (a hide-input toggle)
-  // and only skips painting it, so its box has a size: count it as hidden.
+  // inside a closed <details> (a hide-input cell) an element keeps a layout box but is not shown
   const visible = el => el.offsetParent !== null && el.getBoundingClientRect().height > 0
       && !el.closest("details:not([open])");
   // display equations: the typeset box against the space its block offers
