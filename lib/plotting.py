@@ -8,9 +8,19 @@ page, so it works in the static website with no server and nothing loaded from
 a CDN. A chapter sets up its figure, writes ``draw(k)`` and calls
 ``plotting.player(fig, draw, times)``.
 
+A parameter sweep on the page goes through :func:`slider`: every frame is
+drawn once, when the chapter is executed, and a range control switches
+between them in the reader's browser, with no kernel.
+
 Introduced in: chapter 1.
 """
 
+import base64
+import hashlib
+import html as _html
+import io
+import itertools
+import json
 import re
 
 import numpy as np
@@ -35,7 +45,14 @@ _ICON_TEXT = {
 }
 
 
-class AnimationHTML(str):
+class _InlineHTML(str):
+    """HTML that a notebook displays as itself: a ``str`` with ``_repr_html_`` and a short ``repr``."""
+
+    def _repr_html_(self):
+        return str(self)
+
+
+class AnimationHTML(_InlineHTML):
     """The HTML of an animation player; a notebook displays it as the player itself.
 
     It is a plain ``str`` (write it to a file, search it, measure it) with a
@@ -51,9 +68,6 @@ class AnimationHTML(str):
         obj = super().__new__(cls, html)
         obj.frames = int(frames)
         return obj
-
-    def _repr_html_(self):
-        return str(self)
 
     def __repr__(self):
         return f"<animation: {self.frames} frames, {len(self) / 1e6:.2f} MB of HTML>"
@@ -115,6 +129,147 @@ def offline_player(html, frames):
     Introduced in: chapter 2.
     """
     return AnimationHTML(_offline(html), int(frames))
+
+
+class SliderHTML(_InlineHTML):
+    """The HTML of a :func:`slider`: precomputed frames and the controls that switch them.
+
+    >>> html = SliderHTML('<div class="course-slider"></div>', frames=4, names=("m",))
+    >>> html, html._repr_html_() == str(html)
+    (<slider over m: 4 frames, 0.00 MB of HTML>, True)
+    """
+
+    def __new__(cls, html, frames, names):
+        obj = super().__new__(cls, html)
+        obj.frames = int(frames)
+        obj.names = tuple(names)
+        return obj
+
+    def __repr__(self):
+        return f"<slider over {', '.join(self.names)}: {self.frames} frames, {len(self) / 1e6:.2f} MB of HTML>"
+
+
+#: Largest number of frames a slider embeds (the page carries every one).
+SLIDER_MAX_FRAMES = 40
+_SLIDER_IDS = itertools.count(1)
+
+# Switches the shown frame when a control moves: frame index = row-major index
+# of the controls' positions; each control's <output> shows its value. The
+# frames are hidden by inline style, which no style sheet of the theme overrides.
+_SLIDER_JS = """(function () {
+  var root = document.getElementById("%(id)s");
+  var inputs = root.querySelectorAll("input[type=range]");
+  var outputs = root.querySelectorAll("output");
+  var frames = root.querySelectorAll("img[data-frame]");
+  var values = %(values)s;
+  function show() {
+    var k = 0;
+    for (var j = 0; j < inputs.length; j++) {
+      var i = parseInt(inputs[j].value, 10);
+      k = k * values[j].length + i;
+      outputs[j].textContent = values[j][i];
+      inputs[j].setAttribute("aria-valuetext", values[j][i]);
+    }
+    for (var f = 0; f < frames.length; f++) { frames[f].style.display = (f === k) ? "" : "none"; }
+  }
+  for (var j = 0; j < inputs.length; j++) { inputs[j].addEventListener("input", show); }
+  show();
+})();"""
+
+
+def slider(draw, labels=None, **grids):
+    """A figure over one or two parameters, switched by range controls that work on a static page.
+
+    Each keyword names a parameter of ``draw`` and lists a few of its values;
+    ``draw(**params)`` returns a matplotlib Figure. Every combination is
+    drawn once, now, and the figure closed; the result displays as the
+    frames (PNG images inside the page) and one ``<input type="range">`` per
+    parameter, with a visible label and its current value, switched by a few
+    lines of inline JavaScript: no kernel, no file and nothing from a
+    network. The controls answer the keyboard (arrow keys) like any range
+    input, and each slider gets its own ids, so several can share a page.
+    ``labels`` maps a parameter to the text shown beside its control
+    (default: its name). The values of the first parameter are the slower
+    index of the frames.
+
+    >>> import matplotlib.pyplot as plt
+    >>> def draw(a):
+    ...     fig, ax = plt.subplots(figsize=(1.0, 1.0), dpi=20)
+    ...     ax.plot([0.0, 1.0], [0.0, a])
+    ...     return fig
+    >>> html = slider(draw, a=[0.5, 1.0, 2.0])
+    >>> html.frames, html.count("data:image/png;base64"), html.count('type="range"')
+    (3, 3, 1)
+    >>> slider(draw, a=[])
+    Traceback (most recent call last):
+    ...
+    ValueError: a must list at least one value, got []
+
+    Introduced in: chapter 1.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    if not callable(draw):
+        raise ValueError("draw must be a function of the parameters that returns a matplotlib Figure")
+    if not 1 <= len(grids) <= 2:
+        raise ValueError(f"a slider takes one or two parameters, got {len(grids)}: {sorted(grids)}")
+    labels = dict(labels or {})
+    unknown = set(labels) - set(grids)
+    if unknown:
+        raise ValueError(f"labels names parameters the slider does not have: {sorted(unknown)}")
+    names = list(grids)
+    values = []
+    for name in names:
+        grid = grids[name]
+        grid = list(grid) if isinstance(grid, (list, tuple, np.ndarray, range)) else None
+        if not grid:
+            raise ValueError(f"{name} must list at least one value, got {grids[name]!r}")
+        values.append(grid)
+    total = int(np.prod([len(v) for v in values]))
+    if total > SLIDER_MAX_FRAMES:
+        raise ValueError(f"a slider embeds at most {SLIDER_MAX_FRAMES} frames, these values give {total}")
+
+    images = []
+    for combo in itertools.product(*values):
+        params = dict(zip(names, combo))
+        fig = draw(**params)
+        if not isinstance(fig, Figure):
+            plt.close("all")
+            raise ValueError(f"draw({params}) must return a matplotlib Figure, got {type(fig).__name__}")
+        buffer = io.BytesIO()
+        try:
+            fig.savefig(buffer, format="png")
+        finally:
+            plt.close(fig)
+        images.append((params, base64.b64encode(buffer.getvalue()).decode("ascii")))
+
+    digest = hashlib.sha1("".join(data for _, data in images).encode()).hexdigest()[:8]
+    uid = f"course-slider-{next(_SLIDER_IDS)}-{digest}"
+    shown = [[_value_text(x) for x in v] for v in values]
+    hide = ' style="display: none"'
+    frames = "\n".join(
+        f'<img data-frame="{k}" src="data:image/png;base64,{data}" '
+        f'alt="{_html.escape(", ".join(f"{n} = {_value_text(x)}" for n, x in params.items()))}"'
+        f'{hide if k else ""}>'
+        for k, (params, data) in enumerate(images))
+    controls = "\n".join(
+        f'<div class="course-slider-control" style="display: flex; align-items: center; gap: 0.6em">'
+        f'<label for="{uid}-{j}">{_html.escape(str(labels.get(name, name)))}</label> '
+        f'<input type="range" id="{uid}-{j}" min="0" max="{len(v) - 1}" step="1" value="0" '
+        f'style="flex: 0 1 16em; min-width: 6em" '
+        f'aria-valuetext="{_html.escape(shown[j][0])}"> '
+        f'<output for="{uid}-{j}">{_html.escape(shown[j][0])}</output></div>'
+        for j, (name, v) in enumerate(zip(names, values)))
+    script = _SLIDER_JS % {"id": uid, "values": json.dumps(shown).replace("</", "<\\/")}
+    page = (f'<div class="course-slider" id="{uid}">\n{frames}\n'
+            f'<div class="course-slider-controls">\n{controls}\n</div>\n<script>\n{script}\n</script>\n</div>')
+    return SliderHTML(page, total, names)
+
+
+def _value_text(x):
+    """A parameter's value as its control shows it (floats in short form: 0.1, 1e-05)."""
+    return format(x, "g") if isinstance(x, (float, np.floating)) else str(x)
 
 
 def _offline(html):
@@ -307,7 +462,7 @@ def plot_angles(traj, labels=None, ax=None):
         ax.plot(t, q[:, i], label=label)
     ax.set_xlabel("time $t$ (s)")
     ax.set_ylabel("angle (rad)")
-    ax.legend(loc="best", fontsize=8)
+    ax.legend(loc="best")
     return ax
 
 
@@ -347,7 +502,7 @@ def phase_portrait(traj, index=0, ax=None, label=None):
     ax.set_xlabel(f"$q_{index + 1}$ (rad)")
     ax.set_ylabel(rf"$\dot q_{index + 1}$ (rad/s)")
     if label is not None:
-        ax.legend(loc="best", fontsize=8)
+        ax.legend(loc="best")
     return ax
 
 
@@ -398,7 +553,8 @@ def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), 
 
     ``traj`` has the box's positions ``p`` (N, 3), orientations ``R`` (N, 3,
     3) and times ``t`` (N,), as :func:`lib.box.simulate_box` returns; at most
-    ``frames`` of them are drawn. mplot3d sorts polygons by their depth,
+    ``frames`` of them are drawn; ``draw(k)`` returns the eight corners it
+    drew (8, 3), so a test can read what frame k shows. mplot3d sorts polygons by their depth,
     which puts the large floor polygon in front of a box resting on it; here
     the sorting is off (``computed_zorder = False``) and the floor is drawn
     first, the box over it.
@@ -429,11 +585,115 @@ def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), 
     ax.add_collection3d(floor)
     body = Poly3DCollection([], facecolor="tab:orange", edgecolor="k", alpha=0.9, zorder=2)
     ax.add_collection3d(body)
-    label = ax.text2D(0.02, 0.92, "", transform=ax.transAxes, fontsize=8)
+    label = ax.text2D(0.02, 0.92, "", transform=ax.transAxes, fontsize=9)
 
     def draw(k):
         corners = box.corners(traj.p[idx[k]], traj.R[idx[k]])
         body.set_verts([corners[list(f)] for f in BOX_FACES])
         label.set_text(f"t = {traj.t[idx[k]]:.2f} s")
+        return corners
 
     return fig, draw, traj.t[idx]
+
+
+def balls_scene(runs, ball, frames=60, dpi=60, lift=0.75):
+    """Spinning balls bouncing on a floor, one above the other: ``(fig, draw, times)`` for :func:`player`.
+
+    ``runs`` maps a label to a :class:`lib.hybrid.HybridRun` of a planar ball
+    with state ``[x, z, theta, x', z', theta']`` (height ``z`` of the centre
+    above the floor, metres); ``ball`` has the radius ``r``. Ball k is drawn
+    over its own floor line, ``k * lift`` metres up, as a circle with a spoke
+    that shows its rotation and the trace of its centre. The frames are
+    ``frames`` evenly spaced times over the shortest run. ``draw(k)`` returns
+    the floor height, the circle and the spoke of each ball, in order, so a
+    test can read what frame k shows.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from lib import bouncing, hybrid, impulse
+    >>> ball = impulse.SpinningBall(r=0.1)
+    >>> run = hybrid.simulate_hybrid(bouncing.spinning_ball_modes(ball, 0.6), "free",
+    ...                              [0.0, 0.3, 0.0, 1.0, 0.0, 5.0], t_final=0.4)
+    >>> fig, draw, times = balls_scene({"a ball": run}, ball, frames=3)
+    >>> [(floor, round(float(circle.center[1]), 3)) for floor, circle, spoke in draw(0)]
+    [(0.0, 0.3)]
+
+    Introduced in: chapter 6.
+    """
+    import matplotlib.pyplot as plt
+
+    frames = checks.count("frames", frames)
+    t = np.linspace(0.0, min(run.t_final for run in runs.values()), frames)
+    fig, ax = plt.subplots(figsize=(5.0, 3.6), dpi=dpi)
+    ax.set_xlim(-0.6, 0.8)
+    ax.set_ylim(-0.03, (len(runs) - 1) * lift + 0.62)
+    ax.set_aspect("equal")
+    ax.set_xticks([])                         # text is the slowest thing to draw
+    ax.set_yticks([])
+    balls = []
+    for k, (name, run) in enumerate(runs.items()):
+        floor = k * lift                      # each ball gets its own floor
+        ax.axhline(floor, color="k", lw=1)
+        ax.text(-0.58, floor + 0.55, name, fontsize=9)
+        circle = plt.Circle((0, 0), ball.r, fill=False, lw=1.5, color="tab:blue")
+        ax.add_patch(circle)
+        (spoke,) = ax.plot([], [], color="tab:red", lw=2)
+        (trace,) = ax.plot([], [], color="tab:orange", lw=0.8, alpha=0.7)
+        balls.append((run.sample(t), floor, circle, spoke, trace))
+    clock = ax.text(0.5, (len(runs) - 1) * lift + 0.55, "", fontsize=9)
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.98)
+
+    def draw(i):
+        shown = []
+        for X, floor, circle, spoke, trace in balls:
+            x, z, th = X[i, :3]
+            circle.center = (x, floor + z)
+            spoke.set_data([x, x + ball.r * np.cos(th)], [floor + z, floor + z + ball.r * np.sin(th)])
+            trace.set_data(X[:i + 1, 0], floor + X[:i + 1, 1])
+            shown.append((floor, circle, spoke))
+        clock.set_text(f"t = {t[i]:.2f} s")
+        return shown
+
+    return fig, draw, t
+
+
+#: The course's matplotlib settings (:func:`use_style`). A figure is drawn at
+#: 100 dpi and at most 7.2 in wide, so its PNG is shown at 80 % of its size or
+#: more in the 1280 px page (tests/test_site.py measures the scale); a 9 pt
+#: legend or tick label is 12.5 px in the PNG, hence at least 10 px on screen.
+STYLE = {
+    "figure.dpi": 100,
+    "savefig.dpi": "figure",
+    "figure.figsize": (6.4, 3.0),
+    "font.size": 10,
+    "axes.titlesize": 10.5,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
+    "figure.titlesize": 11,
+}
+
+#: The smallest text size (points) the chapters may ask for: ``STYLE``'s legend and ticks.
+MIN_FONT_PT = 9
+
+
+def use_style():
+    """Apply the course's matplotlib settings (:data:`STYLE`); each chapter's setup cell calls it.
+
+    Figures are drawn at 100 dpi, 6.4 in wide unless a chapter asks
+    otherwise (at most 7.2 in), with legends and tick labels at 9 pt: on the
+    1280 px page that is at least 10 px of text. A chapter does not pass
+    smaller font sizes of its own.
+
+    >>> import matplotlib
+    >>> with matplotlib.rc_context():
+    ...     use_style()
+    ...     matplotlib.rcParams["legend.fontsize"], matplotlib.rcParams["figure.dpi"]
+    (9.0, 100.0)
+
+    Introduced in: chapter 1.
+    """
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(STYLE)

@@ -69,6 +69,17 @@ def test_animation_stays_light():
     assert len(html) < 3_000_000, f"a 100-frame animation should stay under 3 MB, got {len(html) / 1e6:.1f} MB"
 
 
+def test_course_style_keeps_legends_and_ticks_readable_at_page_width():
+    """9 pt at 100 dpi is 12.5 px in the PNG: shown at 80 % or more (the site test's bound) it stays >= 10 px."""
+    with matplotlib.rc_context():
+        plotting.use_style()
+        rc = matplotlib.rcParams
+        smallest = min(matplotlib.font_manager.FontProperties(size=rc[k]).get_size_in_points()
+                       for k in ("legend.fontsize", "xtick.labelsize", "ytick.labelsize"))
+        assert smallest >= plotting.MIN_FONT_PT
+        assert smallest * rc["figure.dpi"] / 72 * 0.8 >= 10.0
+
+
 def test_playback_runs_in_real_time():
     t = np.linspace(0.0, 2.0, 201)
     positions = np.stack([np.sin(t), -np.cos(t)], axis=1)[:, None, :]
@@ -168,3 +179,123 @@ def test_chapter_7_box_is_drawn_above_the_floor_in_every_frame():
         rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3] / 255.0
         shown = np.sum(np.abs(rgb - orange).max(axis=-1) < 0.12)
         assert shown > 200, f"frame {k} (t = {times[k]:.2f} s): the box is hidden ({shown} orange pixels)"
+
+
+def chapter_6_backspin_scene():
+    """The two spinning balls of chapter 6 ("Backspin"), simulated and drawn as the chapter does."""
+    from lib import bouncing, hybrid, impulse
+
+    ball = impulse.SpinningBall(r=0.1)
+    runs = {name: hybrid.simulate_hybrid(bouncing.spinning_ball_modes(ball, 0.6), "free",
+                                         [0.0, 0.5, 0.0, 1.0, 0.0, spin], t_final=1.6)
+            for name, spin in {"light backspin": 10.0, "heavy backspin": 30.0}.items()}
+    return ball, runs, plotting.balls_scene(runs, ball)
+
+
+def chapter_7_box_scene():
+    """The tumbling box of chapter 7, simulated and drawn as the chapter does."""
+    from lib.box import Box, simulate_box
+    from lib.rigid_body import rotation
+
+    box = Box(m=1.0, size=(0.4, 0.2, 0.1))
+    drop = simulate_box(box, [0.0, 0.0, 0.3], rotation([0.35, 0.25, 0.1]), [0.6, 0.0, 0.0], [0.0, 0.0, 1.5],
+                        0.01, 120, mu=0.5)
+    return box, drop, plotting.box_scene(box, drop)
+
+
+def lowest_in_frame(scene, k):
+    """How far the lowest body drawn in frame k is above its ground (metres; negative: below it)."""
+    name, (body, _, (fig, draw, times)) = scene
+    if name == "chapter 6 backspin":
+        return min(circle.center[1] - body.r - floor for floor, circle, _ in draw(k))
+    return float(draw(k)[:, 2].min())
+
+
+@pytest.fixture(scope="module", params=["chapter 6 backspin", "chapter 7 box"])
+def ground_scene(request):
+    build = {"chapter 6 backspin": chapter_6_backspin_scene, "chapter 7 box": chapter_7_box_scene}
+    yield request.param, build[request.param]()
+    plt.close("all")
+
+
+def test_no_body_is_drawn_below_the_ground_in_any_frame(ground_scene):
+    """Every animation of chapters 6-10 that shows bodies over a ground: each frame's drawn bodies are above it."""
+    name, (_, _, (fig, draw, times)) = ground_scene
+    assert len(times) >= 25, f"{name}: only {len(times)} frames"
+    below = [(round(float(times[k]), 3), lowest_in_frame(ground_scene, k)) for k in range(len(times))]
+    below = [(t, gap) for t, gap in below if gap < -1e-3]
+    assert not below, f"{name}: bodies drawn below the ground at (t in s, depth in m): {below[:5]}"
+    touching = min(lowest_in_frame(ground_scene, k) for k in range(len(times)))
+    assert touching < 0.02, f"{name}: no frame shows the body on the ground (closest {touching:.3f} m)"
+
+
+def test_the_backspin_balls_bounce_apart():
+    """Chapter 6's animation shows what the text says: the lightly spun ball goes on, the heavily spun one comes back."""
+    _, runs, (fig, draw, times) = chapter_6_backspin_scene()
+    last = draw(len(times) - 1)
+    (_, light, _), (_, heavy, _) = last
+    assert light.center[0] > 0.1, f"light backspin: the ball should end ahead of its start, at x = {light.center[0]:.2f}"
+    assert heavy.center[0] < 0.0, f"heavy backspin: the ball should come back behind its start, at x = {heavy.center[0]:.2f}"
+
+# --- the precomputed slider --------------------------------------------------------------
+SLIDER_FRAME = re.compile(r'<img data-frame="(\d+)" src="data:image/png;base64,([^"]+)" alt="([^"]*)"( style="display: none")?>')
+
+
+def _line(a, b=0.0):
+    fig, ax = plt.subplots(figsize=(1.2, 1.0), dpi=30)
+    ax.plot([0.0, 1.0], [b, a], lw=3)
+    ax.set_ylim(-3, 3)
+    return fig
+
+
+def test_slider_draws_every_combination_once_and_closes_the_figures():
+    calls = []
+
+    def draw(a, b):
+        calls.append((a, b))
+        return _line(a, b)
+
+    html = plotting.slider(draw, a=[1.0, 2.0, 3.0], b=[-1.0, 1.0])
+    assert calls == [(1.0, -1.0), (1.0, 1.0), (2.0, -1.0), (2.0, 1.0), (3.0, -1.0), (3.0, 1.0)], \
+        "first parameter is the slower index"
+    frames = SLIDER_FRAME.findall(html)
+    assert [int(k) for k, *_ in frames] == list(range(6))
+    assert len({data for _, data, *_ in frames}) == 6, "different parameters draw different pictures"
+    assert frames[3][2] == "a = 2, b = 1", "each frame's alt text names its parameters"
+    assert [hidden != "" for *_, hidden in frames] == [False] + [True] * 5, "only the first frame is shown"
+    assert plt.get_fignums() == [], "every figure drawn for the slider is closed"
+    assert html.frames == 6 and html.names == ("a", "b")
+
+
+def test_slider_has_labelled_keyboard_controls_and_no_outside_file():
+    html = plotting.slider(_line, labels={"a": "slope a (1/s)"}, a=[0.5, 1.5])
+    assert html.count('<input type="range"') == 1
+    control = re.search(r'<label for="([^"]+)">slope a \(1/s\)</label> <input type="range" id="([^"]+)" '
+                        r'min="0" max="1" step="1" value="0"[^>]*>', html)
+    assert control and control.group(1) == control.group(2), "the label names its control"
+    assert '<output for="%s">0.5</output>' % control.group(1) in html, "the current value is shown"
+    assert "http://" not in html and "https://" not in html and "<link" not in html and " src=\"http" not in html
+    assert "<script>" in html and 'addEventListener("input"' in html
+    assert html._repr_html_() == str(html) and len(repr(html)) < 80
+
+
+def test_two_sliders_on_one_page_have_different_ids():
+    first, second = plotting.slider(_line, a=[1.0, 2.0]), plotting.slider(_line, a=[1.0, 2.0])
+    ids = [set(re.findall(r'id="([^"]+)"', h)) for h in (first, second)]
+    assert ids[0] and not ids[0] & ids[1], "ids must not clash between two sliders"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: plotting.slider(_line), "one or two parameters"),
+    (lambda: plotting.slider(_line, a=[1], b=[1], c=[1]), "one or two parameters"),
+    (lambda: plotting.slider(_line, a=[]), "^a must list at least one value"),
+    (lambda: plotting.slider(_line, a=3.0), "^a must list at least one value"),
+    (lambda: plotting.slider(_line, a=list(range(41))), "at most 40 frames"),
+    (lambda: plotting.slider(lambda a: None, a=[1.0]), "must return a matplotlib Figure"),
+    (lambda: plotting.slider(_line, labels={"z": "zed"}, a=[1.0]), "labels names parameters"),
+    (lambda: plotting.slider("not a function", a=[1.0]), "^draw must be"),
+])
+def test_slider_rejects_bad_input_with_a_clear_message(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+    assert plt.get_fignums() == []
