@@ -8,9 +8,19 @@ page, so it works in the static website with no server and nothing loaded from
 a CDN. A chapter sets up its figure, writes ``draw(k)`` and calls
 ``plotting.player(fig, draw, times)``.
 
+A parameter sweep on the page goes through :func:`slider`: every frame is
+drawn once, when the chapter is executed, and a range control switches
+between them in the reader's browser, with no kernel.
+
 Introduced in: chapter 1.
 """
 
+import base64
+import hashlib
+import html as _html
+import io
+import itertools
+import json
 import re
 
 import numpy as np
@@ -35,7 +45,14 @@ _ICON_TEXT = {
 }
 
 
-class AnimationHTML(str):
+class _InlineHTML(str):
+    """HTML that a notebook displays as itself: a ``str`` with ``_repr_html_`` and a short ``repr``."""
+
+    def _repr_html_(self):
+        return str(self)
+
+
+class AnimationHTML(_InlineHTML):
     """The HTML of an animation player; a notebook displays it as the player itself.
 
     It is a plain ``str`` (write it to a file, search it, measure it) with a
@@ -51,9 +68,6 @@ class AnimationHTML(str):
         obj = super().__new__(cls, html)
         obj.frames = int(frames)
         return obj
-
-    def _repr_html_(self):
-        return str(self)
 
     def __repr__(self):
         return f"<animation: {self.frames} frames, {len(self) / 1e6:.2f} MB of HTML>"
@@ -115,6 +129,147 @@ def offline_player(html, frames):
     Introduced in: chapter 2.
     """
     return AnimationHTML(_offline(html), int(frames))
+
+
+class SliderHTML(_InlineHTML):
+    """The HTML of a :func:`slider`: precomputed frames and the controls that switch them.
+
+    >>> html = SliderHTML('<div class="course-slider"></div>', frames=4, names=("m",))
+    >>> html, html._repr_html_() == str(html)
+    (<slider over m: 4 frames, 0.00 MB of HTML>, True)
+    """
+
+    def __new__(cls, html, frames, names):
+        obj = super().__new__(cls, html)
+        obj.frames = int(frames)
+        obj.names = tuple(names)
+        return obj
+
+    def __repr__(self):
+        return f"<slider over {', '.join(self.names)}: {self.frames} frames, {len(self) / 1e6:.2f} MB of HTML>"
+
+
+#: Largest number of frames a slider embeds (the page carries every one).
+SLIDER_MAX_FRAMES = 40
+_SLIDER_IDS = itertools.count(1)
+
+# Switches the shown frame when a control moves: frame index = row-major index
+# of the controls' positions; each control's <output> shows its value. The
+# frames are hidden by inline style, which no style sheet of the theme overrides.
+_SLIDER_JS = """(function () {
+  var root = document.getElementById("%(id)s");
+  var inputs = root.querySelectorAll("input[type=range]");
+  var outputs = root.querySelectorAll("output");
+  var frames = root.querySelectorAll("img[data-frame]");
+  var values = %(values)s;
+  function show() {
+    var k = 0;
+    for (var j = 0; j < inputs.length; j++) {
+      var i = parseInt(inputs[j].value, 10);
+      k = k * values[j].length + i;
+      outputs[j].textContent = values[j][i];
+      inputs[j].setAttribute("aria-valuetext", values[j][i]);
+    }
+    for (var f = 0; f < frames.length; f++) { frames[f].style.display = (f === k) ? "" : "none"; }
+  }
+  for (var j = 0; j < inputs.length; j++) { inputs[j].addEventListener("input", show); }
+  show();
+})();"""
+
+
+def slider(draw, labels=None, **grids):
+    """A figure over one or two parameters, switched by range controls that work on a static page.
+
+    Each keyword names a parameter of ``draw`` and lists a few of its values;
+    ``draw(**params)`` returns a matplotlib Figure. Every combination is
+    drawn once, now, and the figure closed; the result displays as the
+    frames (PNG images inside the page) and one ``<input type="range">`` per
+    parameter, with a visible label and its current value, switched by a few
+    lines of inline JavaScript: no kernel, no file and nothing from a
+    network. The controls answer the keyboard (arrow keys) like any range
+    input, and each slider gets its own ids, so several can share a page.
+    ``labels`` maps a parameter to the text shown beside its control
+    (default: its name). The values of the first parameter are the slower
+    index of the frames.
+
+    >>> import matplotlib.pyplot as plt
+    >>> def draw(a):
+    ...     fig, ax = plt.subplots(figsize=(1.0, 1.0), dpi=20)
+    ...     ax.plot([0.0, 1.0], [0.0, a])
+    ...     return fig
+    >>> html = slider(draw, a=[0.5, 1.0, 2.0])
+    >>> html.frames, html.count("data:image/png;base64"), html.count('type="range"')
+    (3, 3, 1)
+    >>> slider(draw, a=[])
+    Traceback (most recent call last):
+    ...
+    ValueError: a must list at least one value, got []
+
+    Introduced in: chapter 1.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    if not callable(draw):
+        raise ValueError("draw must be a function of the parameters that returns a matplotlib Figure")
+    if not 1 <= len(grids) <= 2:
+        raise ValueError(f"a slider takes one or two parameters, got {len(grids)}: {sorted(grids)}")
+    labels = dict(labels or {})
+    unknown = set(labels) - set(grids)
+    if unknown:
+        raise ValueError(f"labels names parameters the slider does not have: {sorted(unknown)}")
+    names = list(grids)
+    values = []
+    for name in names:
+        grid = grids[name]
+        grid = list(grid) if isinstance(grid, (list, tuple, np.ndarray, range)) else None
+        if not grid:
+            raise ValueError(f"{name} must list at least one value, got {grids[name]!r}")
+        values.append(grid)
+    total = int(np.prod([len(v) for v in values]))
+    if total > SLIDER_MAX_FRAMES:
+        raise ValueError(f"a slider embeds at most {SLIDER_MAX_FRAMES} frames, these values give {total}")
+
+    images = []
+    for combo in itertools.product(*values):
+        params = dict(zip(names, combo))
+        fig = draw(**params)
+        if not isinstance(fig, Figure):
+            plt.close("all")
+            raise ValueError(f"draw({params}) must return a matplotlib Figure, got {type(fig).__name__}")
+        buffer = io.BytesIO()
+        try:
+            fig.savefig(buffer, format="png")
+        finally:
+            plt.close(fig)
+        images.append((params, base64.b64encode(buffer.getvalue()).decode("ascii")))
+
+    digest = hashlib.sha1("".join(data for _, data in images).encode()).hexdigest()[:8]
+    uid = f"course-slider-{next(_SLIDER_IDS)}-{digest}"
+    shown = [[_value_text(x) for x in v] for v in values]
+    hide = ' style="display: none"'
+    frames = "\n".join(
+        f'<img data-frame="{k}" src="data:image/png;base64,{data}" '
+        f'alt="{_html.escape(", ".join(f"{n} = {_value_text(x)}" for n, x in params.items()))}"'
+        f'{hide if k else ""}>'
+        for k, (params, data) in enumerate(images))
+    controls = "\n".join(
+        f'<div class="course-slider-control" style="display: flex; align-items: center; gap: 0.6em">'
+        f'<label for="{uid}-{j}">{_html.escape(str(labels.get(name, name)))}</label> '
+        f'<input type="range" id="{uid}-{j}" min="0" max="{len(v) - 1}" step="1" value="0" '
+        f'style="flex: 0 1 16em; min-width: 6em" '
+        f'aria-valuetext="{_html.escape(shown[j][0])}"> '
+        f'<output for="{uid}-{j}">{_html.escape(shown[j][0])}</output></div>'
+        for j, (name, v) in enumerate(zip(names, values)))
+    script = _SLIDER_JS % {"id": uid, "values": json.dumps(shown).replace("</", "<\\/")}
+    page = (f'<div class="course-slider" id="{uid}">\n{frames}\n'
+            f'<div class="course-slider-controls">\n{controls}\n</div>\n<script>\n{script}\n</script>\n</div>')
+    return SliderHTML(page, total, names)
+
+
+def _value_text(x):
+    """A parameter's value as its control shows it (floats in short form: 0.1, 1e-05)."""
+    return format(x, "g") if isinstance(x, (float, np.floating)) else str(x)
 
 
 def _offline(html):

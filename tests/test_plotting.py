@@ -168,3 +168,67 @@ def test_chapter_7_box_is_drawn_above_the_floor_in_every_frame():
         rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3] / 255.0
         shown = np.sum(np.abs(rgb - orange).max(axis=-1) < 0.12)
         assert shown > 200, f"frame {k} (t = {times[k]:.2f} s): the box is hidden ({shown} orange pixels)"
+
+
+# --- the precomputed slider --------------------------------------------------------------
+SLIDER_FRAME = re.compile(r'<img data-frame="(\d+)" src="data:image/png;base64,([^"]+)" alt="([^"]*)"( style="display: none")?>')
+
+
+def _line(a, b=0.0):
+    fig, ax = plt.subplots(figsize=(1.2, 1.0), dpi=30)
+    ax.plot([0.0, 1.0], [b, a], lw=3)
+    ax.set_ylim(-3, 3)
+    return fig
+
+
+def test_slider_draws_every_combination_once_and_closes_the_figures():
+    calls = []
+
+    def draw(a, b):
+        calls.append((a, b))
+        return _line(a, b)
+
+    html = plotting.slider(draw, a=[1.0, 2.0, 3.0], b=[-1.0, 1.0])
+    assert calls == [(1.0, -1.0), (1.0, 1.0), (2.0, -1.0), (2.0, 1.0), (3.0, -1.0), (3.0, 1.0)], \
+        "first parameter is the slower index"
+    frames = SLIDER_FRAME.findall(html)
+    assert [int(k) for k, *_ in frames] == list(range(6))
+    assert len({data for _, data, *_ in frames}) == 6, "different parameters draw different pictures"
+    assert frames[3][2] == "a = 2, b = 1", "each frame's alt text names its parameters"
+    assert [hidden != "" for *_, hidden in frames] == [False] + [True] * 5, "only the first frame is shown"
+    assert plt.get_fignums() == [], "every figure drawn for the slider is closed"
+    assert html.frames == 6 and html.names == ("a", "b")
+
+
+def test_slider_has_labelled_keyboard_controls_and_no_outside_file():
+    html = plotting.slider(_line, labels={"a": "slope a (1/s)"}, a=[0.5, 1.5])
+    assert html.count('<input type="range"') == 1
+    control = re.search(r'<label for="([^"]+)">slope a \(1/s\)</label> <input type="range" id="([^"]+)" '
+                        r'min="0" max="1" step="1" value="0"[^>]*>', html)
+    assert control and control.group(1) == control.group(2), "the label names its control"
+    assert '<output for="%s">0.5</output>' % control.group(1) in html, "the current value is shown"
+    assert "http://" not in html and "https://" not in html and "<link" not in html and " src=\"http" not in html
+    assert "<script>" in html and 'addEventListener("input"' in html
+    assert html._repr_html_() == str(html) and len(repr(html)) < 80
+
+
+def test_two_sliders_on_one_page_have_different_ids():
+    first, second = plotting.slider(_line, a=[1.0, 2.0]), plotting.slider(_line, a=[1.0, 2.0])
+    ids = [set(re.findall(r'id="([^"]+)"', h)) for h in (first, second)]
+    assert ids[0] and not ids[0] & ids[1], "ids must not clash between two sliders"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: plotting.slider(_line), "one or two parameters"),
+    (lambda: plotting.slider(_line, a=[1], b=[1], c=[1]), "one or two parameters"),
+    (lambda: plotting.slider(_line, a=[]), "^a must list at least one value"),
+    (lambda: plotting.slider(_line, a=3.0), "^a must list at least one value"),
+    (lambda: plotting.slider(_line, a=list(range(41))), "at most 40 frames"),
+    (lambda: plotting.slider(lambda a: None, a=[1.0]), "must return a matplotlib Figure"),
+    (lambda: plotting.slider(_line, labels={"z": "zed"}, a=[1.0]), "labels names parameters"),
+    (lambda: plotting.slider("not a function", a=[1.0]), "^draw must be"),
+])
+def test_slider_rejects_bad_input_with_a_clear_message(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+    assert plt.get_fignums() == []
