@@ -462,7 +462,7 @@ def plot_angles(traj, labels=None, ax=None):
         ax.plot(t, q[:, i], label=label)
     ax.set_xlabel("time $t$ (s)")
     ax.set_ylabel("angle (rad)")
-    ax.legend(loc="best", fontsize=8)
+    ax.legend(loc="best")
     return ax
 
 
@@ -502,7 +502,7 @@ def phase_portrait(traj, index=0, ax=None, label=None):
     ax.set_xlabel(f"$q_{index + 1}$ (rad)")
     ax.set_ylabel(rf"$\dot q_{index + 1}$ (rad/s)")
     if label is not None:
-        ax.legend(loc="best", fontsize=8)
+        ax.legend(loc="best")
     return ax
 
 
@@ -584,7 +584,7 @@ def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), 
     ax.add_collection3d(floor)
     body = Poly3DCollection([], facecolor="tab:orange", edgecolor="k", alpha=0.9, zorder=2)
     ax.add_collection3d(body)
-    label = ax.text2D(0.02, 0.92, "", transform=ax.transAxes, fontsize=8)
+    label = ax.text2D(0.02, 0.92, "", transform=ax.transAxes, fontsize=9)
 
     def draw(k):
         corners = box.corners(traj.p[idx[k]], traj.R[idx[k]])
@@ -592,3 +592,46 @@ def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), 
         label.set_text(f"t = {traj.t[idx[k]]:.2f} s")
 
     return fig, draw, traj.t[idx]
+
+
+#: The course's matplotlib settings (:func:`use_style`). A figure is drawn at
+#: 100 dpi and at most 7.2 in wide, so its PNG is shown at 80 % of its size or
+#: more in the 1280 px page (tests/test_site.py measures the scale); a 9 pt
+#: legend or tick label is 12.5 px in the PNG, hence at least 10 px on screen.
+STYLE = {
+    "figure.dpi": 100,
+    "savefig.dpi": "figure",
+    "figure.figsize": (6.4, 3.0),
+    "font.size": 10,
+    "axes.titlesize": 10.5,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
+    "figure.titlesize": 11,
+}
+
+#: The smallest text size (points) the chapters may ask for: ``STYLE``'s legend and ticks.
+MIN_FONT_PT = 9
+
+
+def use_style():
+    """Apply the course's matplotlib settings (:data:`STYLE`); each chapter's setup cell calls it.
+
+    Figures are drawn at 100 dpi, 6.4 in wide unless a chapter asks
+    otherwise (at most 7.2 in), with legends and tick labels at 9 pt: on the
+    1280 px page that is at least 10 px of text. A chapter does not pass
+    smaller font sizes of its own.
+
+    >>> import matplotlib
+    >>> with matplotlib.rc_context():
+    ...     use_style()
+    ...     matplotlib.rcParams["legend.fontsize"], matplotlib.rcParams["figure.dpi"]
+    (9.0, 100.0)
+
+    Introduced in: chapter 1.
+    """
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(STYLE)

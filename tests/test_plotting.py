@@ -69,6 +69,17 @@ def test_animation_stays_light():
     assert len(html) < 3_000_000, f"a 100-frame animation should stay under 3 MB, got {len(html) / 1e6:.1f} MB"
 
 
+def test_course_style_keeps_legends_and_ticks_readable_at_page_width():
+    """9 pt at 100 dpi is 12.5 px in the PNG: shown at 80 % or more (the site test's bound) it stays >= 10 px."""
+    with matplotlib.rc_context():
+        plotting.use_style()
+        rc = matplotlib.rcParams
+        smallest = min(matplotlib.font_manager.FontProperties(size=rc[k]).get_size_in_points()
+                       for k in ("legend.fontsize", "xtick.labelsize", "ytick.labelsize"))
+        assert smallest >= plotting.MIN_FONT_PT
+        assert smallest * rc["figure.dpi"] / 72 * 0.8 >= 10.0
+
+
 def test_playback_runs_in_real_time():
     t = np.linspace(0.0, 2.0, 201)
     positions = np.stack([np.sin(t), -np.cos(t)], axis=1)[:, None, :]
