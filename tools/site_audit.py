@@ -41,7 +41,9 @@ MEASURE = """() => {
   const main = document.querySelector("main") || document.body;
   const article = main.querySelector("article") || main;
   const column = article.getBoundingClientRect().width;
-  const visible = el => el.offsetParent !== null && el.getBoundingClientRect().height > 0;
+  // inside a closed <details> (a hide-input cell) an element keeps a layout box but is not shown
+  const visible = el => el.offsetParent !== null && el.getBoundingClientRect().height > 0
+      && !el.closest("details:not([open])");
   // display equations: the typeset box against the space its block offers
   const eqs = Array.from(article.querySelectorAll("mjx-container[display='true']")).filter(visible);
   const wide = eqs.filter(e => {
