@@ -237,6 +237,7 @@ def test_the_backspin_balls_bounce_apart():
     assert light.center[0] > 0.1, f"light backspin: the ball should end ahead of its start, at x = {light.center[0]:.2f}"
     assert heavy.center[0] < 0.0, f"heavy backspin: the ball should come back behind its start, at x = {heavy.center[0]:.2f}"
 
+
 # --- the precomputed slider --------------------------------------------------------------
 SLIDER_FRAME = re.compile(r'<img data-frame="(\d+)" src="data:image/png;base64,([^"]+)" alt="([^"]*)"( style="display: none")?>')
 
