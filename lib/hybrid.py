@@ -5,9 +5,12 @@ is a set of **modes**, each with its own smooth dynamics ẋ = f(x); a set of
 **guards** (also called witness functions), continuous functions of the state
 whose zero crossing triggers an event; and a **reset** per guard, the discrete
 update x⁺ = Δ(x⁻) applied at the event, after which a (possibly different)
-mode takes over. :func:`simulate_hybrid` registers the guards of the current
-mode as events of scipy's ``solve_ivp``, which locates each crossing to high
-accuracy ("Simulating Hybrid Systems"), applies the reset and carries on.
+mode takes over. :func:`simulate_hybrid` integrates the current mode with
+scipy's DOP853 one accepted step at a time, evaluates every guard of the mode
+at ``GUARD_SAMPLES`` points inside each step (the step's dense output), locates
+a crossing to high accuracy with a root finder ("Simulating Hybrid Systems"),
+applies the reset and carries on; why the inside of the step is looked at is
+explained in its docstring.
 
 Events can pile up: a ball with restitution e < 1 bounces infinitely often
 before a finite time (Zeno behaviour). The simulator notices when a guard
