@@ -11,7 +11,6 @@ PYTHON     ?= $(shell command -v python3.11 || command -v python3)
 VENV       := .venv
 BIN        := $(VENV)/bin
 STAMP      := $(VENV)/.installed
-VENDOR     := _vendor/widgets/embed-amd.js _vendor/widgets/require.js
 SITE       := _build/html
 # The chapters listed in the table of contents (a draft not in _toc.yml is not tested).
 CHAPTERS   := $(patsubst %,%.md,$(shell grep -o 'chapters/[A-Za-z0-9_]*' _toc.yml))
@@ -38,28 +37,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
-setup: $(STAMP) $(VENDOR)
-
-# The widget manager and RequireJS come from the npm registry as package
-# tarballs (no dependency tree), unpacked beside the site's pages.
-_vendor/widgets/embed-amd.js:
-	mkdir -p _vendor/widgets _build/npm
-	cd _build/npm && npm pack --silent @jupyter-widgets/html-manager@1.0.15 >/dev/null
-	tar -xzf _build/npm/jupyter-widgets-html-manager-1.0.15.tgz -C _build/npm
-	cp -r _build/npm/package/dist/. _vendor/widgets/
-	# The manager asks for its fonts relative to the page (the chapters), as
-	# if it had been loaded from a CDN path: serve them there too.
-	mkdir -p _vendor/chapters/@jupyter-widgets/html-manager/dist
-	cp _build/npm/package/dist/*.woff* _build/npm/package/dist/*.ttf _build/npm/package/dist/*.eot \
-	   _build/npm/package/dist/*.svg _vendor/chapters/@jupyter-widgets/html-manager/dist/
-	rm -rf _build/npm/package
-
-_vendor/widgets/require.js:
-	mkdir -p _vendor/widgets _build/npm
-	cd _build/npm && npm pack --silent requirejs@2.3.8 >/dev/null
-	tar -xzf _build/npm/requirejs-2.3.8.tgz -C _build/npm
-	cp _build/npm/package/require.js $@
-	rm -rf _build/npm/package
+setup: $(STAMP)
 
 # --- the website --------------------------------------------------------
 # The chapters are executed in parallel into the execution cache before Sphinx
@@ -114,5 +92,5 @@ export: setup
 	$(BIN)/python -m autograder export
 
 clean:
-	rm -rf _build _vendor release autograded feedback gradebook.db grades.csv
+	rm -rf _build release autograded feedback gradebook.db grades.csv
 	@echo "(submitted/ is kept: it holds the class's hand-ins)"

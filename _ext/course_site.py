@@ -7,10 +7,6 @@
 - The theme reads the colour mode from localStorage and falls back to an
   empty string on a first visit, which it then reports as an error; the
   fallback is set to "light".
-- The widget manager (@jupyter-widgets/html-manager) typesets widget labels
-  through MathJax 2's ``MathJax.Hub.Queue``; the site serves MathJax 3, which
-  has no ``Hub``, so every label threw "reading 'Queue'". A small script gives
-  MathJax 3 that one entry point, forwarding to ``typesetPromise``.
 - The homework page links ``course-kit.zip``: the package ``lib``, the
   pinned ``requirements.txt`` and a README with the set-up, written beside
   the pages at the end of every HTML build, so that a student who has only
@@ -21,34 +17,6 @@
 - The theme shows a second search field in a bar above the page, beside the
   one in the sidebar: the bar's persistent search is switched off.
 """
-
-# Runs before MathJax's own scripts: whatever object ends up as window.MathJax
-# (first the configuration, then MathJax 3 itself) gets a Hub.Queue that
-# typesets the element it is handed once MathJax has started.
-MATHJAX2_QUEUE_SHIM = """
-(function () {
-  var current = window.MathJax;
-  function queue(job) {
-    var mj = window.MathJax, element = Array.isArray(job) ? job[2] : undefined;
-    if (mj && mj.startup && mj.startup.promise && mj.typesetPromise) {
-      mj.startup.promise.then(function () { return mj.typesetPromise(element ? [element] : undefined); });
-    }
-  }
-  function withHub(value) {
-    if (value && typeof value === "object" && !value.Hub) {
-      try { Object.defineProperty(value, "Hub", {value: {Queue: queue}, enumerable: false}); } catch (e) {}
-    }
-    return value;
-  }
-  Object.defineProperty(window, "MathJax", {
-    configurable: true,
-    get: function () { return current; },
-    set: function (value) { current = withHub(value); }
-  });
-  withHub(current);
-})();
-"""
-
 
 def _drop_thebe(app, pagename, templatename, context, doctree):
     scripts = context.get("script_files")
@@ -126,5 +94,4 @@ def setup(app):
     app.connect("build-finished", _course_kit)
     app.connect("config-inited", _one_search_box)
     app.connect("html-page-context", _drop_thebe, priority=900)
-    app.add_js_file(None, body=MATHJAX2_QUEUE_SHIM, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
