@@ -346,9 +346,9 @@ def test_hw01_feedback_keeps_the_teaching_messages(course, feedback):
     """A visible test's message and a hidden test's message both reach the student."""
     factor = feedback_text(course, "hw01", "mass-matrix-missing-factor-2")
     assert "M[0,0] = m1*l1**2 + m2*(l1 + l2)**2 = 5; yours is 4" in factor
-    friction = feedback_text(course, "hw01", "motor-side-friction-over-n_r")
-    assert "the friction term of the link side divided by n_r is" in friction
-    assert "check_motor_side_equivalence" not in friction
+    lever = feedback_text(course, "hw01", "cartpole-wind-lever-constant")
+    assert "Q_theta must be the torque of F about the pivot: F times its lever arm" in lever
+    assert "check_force_on_bob" not in lever
 
 
 # --- export and status ----------------------------------------------------------
