@@ -651,7 +651,7 @@ class Runner:
         """A locked cell, or a test cell segment by segment; returns None or (where it failed, message)."""
         if cell.kind == "locked":
             _, error = self.judge._exec(cell.source, self.tests, cell.id)
-            return ("visible", error[:300]) if error else None
+            return ("visible", error[:2000]) if error else None
         symbols = self.judge._symbols(self.tests)
         from lib import homework as lib_homework
 
@@ -672,7 +672,7 @@ class Runner:
                 continue
             _, error = self.judge._exec(code, self.tests, cell.id)
             if error:
-                return where, error[:300]
+                return where, error[:2000]
         return None
 
 

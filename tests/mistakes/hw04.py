@@ -20,6 +20,7 @@ MISTAKES = [
         "fails": "test-multiplier",
         "what": "np.linalg.inv instead of the pseudo-inverse: right for independent constraints, "
                 "fails when H M^-1 H^T is singular (redundant constraints)",
+        "message": "use the pseudo-inverse np.linalg.pinv",
         "source": """\
 def constraint_multiplier(M, tau, H, Hdot_v):
     M, tau, H, Hdot_v = (np.asarray(x, dtype=float) for x in (M, tau, H, Hdot_v))

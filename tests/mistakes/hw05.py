@@ -75,4 +75,25 @@ def drop_ball(m, r, k, b, y0, t_final, dt):
     return {"t": t, "y": y, "v": v, "f_n": f_n}
 """,
     },
+    {
+        "name": "drop-garbage-times",
+        "cell": "answer-drop",
+        "fails": "test-drop",
+        "what": "the time array built as dt / k instead of k dt (the steps themselves are right)",
+        "message": "t must hold the times k dt",
+        "source": """\
+def drop_ball(m, r, k, b, y0, t_final, dt):
+    g = 9.81
+    N = int(round(t_final / dt))
+    t = dt / np.arange(1, N + 2)
+    y, v, f_n = np.zeros(N + 1), np.zeros(N + 1), np.zeros(N + 1)
+    y[0] = y0
+    for i in range(N + 1):
+        f_n[i] = max(0.0, -k * (y[i] - r) - b * v[i]) if y[i] < r else 0.0
+        if i < N:
+            v[i + 1] = v[i] + dt * (-g + f_n[i] / m)
+            y[i + 1] = y[i] + dt * v[i + 1]
+    return {"t": t, "y": y, "v": v, "f_n": f_n}
+""",
+    },
 ]
