@@ -7,7 +7,6 @@ tests/test_homework.py builds one submission per entry, the reference solution
 with that single cell replaced, grades them with nbgrader, and checks that each
 loses exactly the points of ``fails`` and keeps all the others.
 
-
 tests/test_mutants.py runs each one against the tests directly: the visible
 tests must catch it, unless the entry says ``"visible": False`` (then only the
 hidden ones do), and the first failing test's message must contain

@@ -6,7 +6,6 @@ exercises/hw08/hw08.ipynb), the test cell that must then lose its points
 tests/test_homework.py grades the reference with that one cell replaced and
 checks that it loses exactly the points of ``fails``.
 
-
 tests/test_mutants.py runs each one against the tests directly: the visible
 tests must catch it, unless the entry says ``"visible": False`` (then only the
 hidden ones do), and the first failing test's message must contain
