@@ -50,6 +50,10 @@ def build_parser():
     mutants.add_argument("--json", metavar="FILE", help="also write every mutant and its verdict to FILE")
     mutants.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                          help="limit for one call or cell of a mutant (default: 60, as in grading)")
+    mutants.add_argument("--only", action="append", metavar="ID",
+                         help="run just this mutant (repeat for more); ids as --show all lists them")
+    mutants.add_argument("--complete", action="store_true",
+                         help="run every test a mutant reaches, not only until a visible test fails")
     return parser
 
 
@@ -80,7 +84,7 @@ def main(argv=None):
         elif args.command == "mutants":
             from .mutants import check
             if not check(course, args.assignments, jobs=args.jobs, timeout=args.timeout, show=args.show,
-                         json_out=args.json):
+                         json_out=args.json, only=args.only, complete=args.complete):
                 return 1
     except (CourseError, FileNotFoundError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)

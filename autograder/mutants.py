@@ -40,6 +40,7 @@ import ast
 import builtins
 import contextlib
 import copy
+import importlib
 import io
 import json
 import os
@@ -565,10 +566,10 @@ def generate(homework, seen=None):
         except SyntaxError as error:
             raise CourseError(f"{homework.name}: the reference of {cell.id} does not parse: {error}") from None
         original = ast.dump(tree)
+        parents = _parents(tree)
         variants, counts = set(), {}
         for target, text, operator, anchor in _changes(cell, tree, seen):
-            needs_parens = isinstance(target, ast.expr) and not (_number(target) and not text.startswith("-"))
-            mutated = _splice(cell.source, target, f"({text})" if needs_parens else text)
+            mutated = _splice(cell.source, target, f"({text})" if _needs_parens(target, text, parents) else text)
             try:
                 dump = ast.dump(ast.parse(mutated))
             except SyntaxError:
@@ -584,6 +585,31 @@ def generate(homework, seen=None):
             found.append(Mutant(ident, cell.id, homework.parts[cell.id], operator, anchor.lineno, change,
                                 without_markers(mutated)))
     return found
+
+
+def _needs_parens(target, text, parents):
+    """Whether the replacement of ``target`` must be parenthesized to keep its meaning where it stands."""
+    if not isinstance(target, ast.expr) or (_number(target) and not text.startswith("-")):
+        return False
+    parent = parents.get(target)
+    alone = (isinstance(parent, (ast.Return, ast.Assign, ast.AugAssign, ast.Expr, ast.keyword))
+             or (isinstance(parent, ast.Call) and target in parent.args)
+             or isinstance(parent, (ast.List, ast.Tuple, ast.Dict)) and not isinstance(parents.get(parent), ast.Subscript))
+    return not alone or isinstance(target, ast.Lambda)
+
+
+def sample(path, count):
+    """``count`` mutant ids spread evenly over a notebook's mutants, for spot checks (nothing is run).
+
+    The ids come from the mutants that need no run of the reference to be
+    made; the declared equivalent ones come first, so a sample always holds
+    survivors when there are any.
+    """
+    homework = Homework(path)
+    declared = list(homework.declared())
+    found = [m.id for m in generate(homework) if m.id not in declared]
+    step = max(1, len(found) // max(1, count))
+    return (declared[:1] + found[::step])[:count]
 
 
 def _short(text, limit=90):
@@ -617,7 +643,7 @@ class Runner:
     """Runs a homework's cells: the student's side in ``student``, the tests in ``tests``."""
 
     def __init__(self, homework, timeout=TIMEOUT):
-        from .judge import Judge, answer_names
+        from .judge import Judge, answer_names, setup_imports
 
         self.homework, self.timeout = homework, timeout
         self.student = {"__name__": "__main__", "__builtins__": builtins}
@@ -626,6 +652,13 @@ class Runner:
         self.judge = Judge()
         self.report = {"problems": []}
         self.answer_names = answer_names(homework.nb)  # what the tests take from the student
+        # what every child would otherwise import again: the student's side, and the setup's modules
+        import lib.homework  # noqa: F401
+
+        from . import student, wire  # noqa: F401
+        for module in setup_imports(homework.nb):
+            with contextlib.suppress(Exception):
+                importlib.import_module(module)
 
     def run_student(self, cell, source=None, code=None):
         """One cell in the student's namespace (stopped after the time limit); returns its error, or ''."""
@@ -950,7 +983,8 @@ class Summary:
         return not self.survivors and not self.stale
 
 
-def summarize(homework, result):
+def summarize(homework, result, partial=False):
+    """Counts per answer cell, survivors and stale declarations (none when ``partial``: only some mutants ran)."""
     declared = homework.declared()
     rows, survivors, mutants = {}, [], []
     surviving = set()
@@ -975,7 +1009,7 @@ def summarize(homework, result):
             survivors.append(m)
         mutants.append(dict(m, status=status))
     ids = {m["id"] for m in result["mutants"]}
-    stale = [(k, "no such mutant (the solution changed?)") for k in declared if k not in ids]
+    stale = [] if partial else [(k, "no such mutant (the solution changed?)") for k in declared if k not in ids]
     stale += [(k, "the tests catch it now") for k in declared if k in ids and k not in surviving]
     return Summary(result["assignment"], rows, survivors, stale, mutants, result["seconds"])
 
@@ -1006,15 +1040,20 @@ def print_summary(summary, show="survivors", out=print):
             f"exercises/{summary.assignment}/{DECLARATIONS} under [equivalent]")
 
 
-def check(course, assignments=(), jobs=None, timeout=TIMEOUT, show="survivors", json_out=None, out=print):
-    """The ``mutants`` command: returns True when no assignment has an unexplained survivor."""
+def check(course, assignments=(), jobs=None, timeout=TIMEOUT, show="survivors", json_out=None, only=None,
+          complete=False, out=print):
+    """The ``mutants`` command: returns True when no assignment has an unexplained survivor.
+
+    ``only``: run just these mutant ids (then declarations that match none are
+    not reported as stale); ``complete``: run every test each mutant reaches.
+    """
     assignments = [course.check_assignment(a) for a in assignments] or course.assignments()
     ok, everything = True, []
     for assignment in assignments:
         for path in course.source_notebooks(assignment).values():
             homework = Homework(path)
-            result = run(path, jobs=jobs, timeout=timeout)
-            summary = summarize(homework, result)
+            result = run(path, jobs=jobs, timeout=timeout, only=set(only) if only else None, complete=complete)
+            summary = summarize(homework, result, partial=bool(only))
             print_summary(summary, show, out)
             ok &= summary.ok
             everything.append({"assignment": assignment, "notebook": path.name, "seconds": summary.seconds,
