@@ -187,4 +187,18 @@ def motor_side_coefficients(I, m, d, n_r, b_l, b_m, l, g0=9.81):
     return {"inertia": I / n_r**2, "gravity": m * g0 * d / n_r, "friction": b_l / n_r**2 + b_m, "lever": l * n_r}
 """,
     },
+    {
+        "name": "mass-matrix-corner-without-m2-l2-squared",
+        "cell": "answer-mass-matrix",
+        "fails": "test-mass-matrix",
+        "what": "the off-diagonal entry written m2 l1 l2 c2 alone, the elbow's own m2 l2^2 forgotten",
+        "message": "along the same line, so the coupling M[0,1] = m2*l2*(l1 + l2)",
+        "source": """\
+def mass_matrix(q, m1, m2, l1, l2):
+    c2 = np.cos(q[1])
+    corner = m2 * l1 * l2 * c2
+    return np.array([[(m1 + m2) * l1**2 + m2 * l2**2 + 2 * m2 * l1 * l2 * c2, corner],
+                     [corner, m2 * l2**2]])
+""",
+    },
 ]
