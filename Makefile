@@ -20,7 +20,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # The environment's own Jupyter kernel, config and data: never the user's.
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: help setup book test bench release grade feedback export serve clean
+.PHONY: help setup book pdf test bench release grade feedback export serve clean
 
 help:
 	@sed -n '1,8p' Makefile
@@ -63,6 +63,11 @@ book: setup release
 	@echo "The website is built: $(abspath $(SITE))/index.html"
 	@echo "Open that file in a browser, or serve it with: make serve  (http://localhost:8000)"
 
+# One PDF of the whole book, printed from the single-page build by Debian's
+# Chromium (tools/book_pdf.py); served beside the site as book.pdf.
+pdf: book
+	$(BIN)/python tools/book_pdf.py
+
 serve:
 	cd $(SITE) && ../../$(BIN)/python -m http.server 8000 --bind 127.0.0.1
 
@@ -72,7 +77,7 @@ $(NBVAL_DIR): $(CHAPTERS) | setup
 	rm -rf $@ && mkdir -p $@
 	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $@/$$(basename $${f%.md}).ipynb $$f; done
 
-test: book $(NBVAL_DIR)
+test: book pdf $(NBVAL_DIR)
 	$(BIN)/python -m pytest --doctest-modules lib tests $(NBVAL_DIR) --nbval-lax -p no:cacheprovider
 
 bench: setup

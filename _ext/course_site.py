@@ -11,6 +11,15 @@
   through MathJax 2's ``MathJax.Hub.Queue``; the site serves MathJax 3, which
   has no ``Hub``, so every label threw "reading 'Queue'". A small script gives
   MathJax 3 that one entry point, forwarding to ``typesetPromise``.
+- The homework page links ``course-kit.zip``: the package ``lib``, the
+  pinned ``requirements.txt`` and a README with the set-up, written beside
+  the pages at the end of every HTML build, so that a student who has only
+  the website can run a homework notebook.
+- The bibliography lists its entries under the labels the text cites them
+  by, "[Tedrake, 2022]", not under pybtex's "[Ted22]": a label style of
+  ours, registered as the pybtex style "authoryear".
+- The theme shows a second search field in a bar above the page, beside the
+  one in the sidebar: the bar's persistent search is switched off.
 """
 
 # Runs before MathJax's own scripts: whatever object ends up as window.MathJax
@@ -53,7 +62,69 @@ def _drop_thebe(app, pagename, templatename, context, doctree):
         context["default_mode"] = "light"
 
 
+def _one_search_box(app, config):
+    options = dict(config.html_theme_options or {})
+    options.setdefault("navbar_persistent", [])
+    config.html_theme_options = options
+
+
+KIT_README = """The course kit: what a homework notebook needs to run.
+
+Set up once (Python 3.11):
+
+    python3.11 -m venv .venv && .venv/bin/pip install -r requirements.txt
+
+Then put a homework notebook (hwNN.ipynb, from the website's Homework page)
+in this folder and open it:
+
+    .venv/bin/jupyter lab hw01.ipynb
+
+Run the first cell (it imports lib), write your answers in the cells marked
+YOUR CODE HERE / YOUR ANSWER HERE, and run the test cell under each part.
+"""
+
+
+def _course_kit(app, exception):
+    """Write course-kit.zip (lib/, requirements.txt, README.txt) beside the built pages."""
+    if exception is not None or app.builder.format != "html":
+        return
+    import zipfile
+    from pathlib import Path
+
+    root = Path(app.srcdir)
+    with zipfile.ZipFile(Path(app.outdir) / "course-kit.zip", "w", zipfile.ZIP_DEFLATED) as kit:
+        for path in sorted((root / "lib").rglob("*.py")):
+            kit.write(path, f"course-kit/{path.relative_to(root).as_posix()}")
+        kit.write(root / "requirements.txt", "course-kit/requirements.txt")
+        kit.writestr("course-kit/README.txt", KIT_README)
+
+
+def _author_year_style():
+    """A pybtex style: the unsrt formatting, sorted by author and year, labelled "Author, Year"."""
+    from pybtex.style.formatting.unsrt import Style
+    from pybtex.style.labels import BaseLabelStyle
+
+    class AuthorYearLabels(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            for entry in sorted_entries:
+                last = [" ".join(p.last_names) for p in entry.persons.get("author", [])]
+                names = (last[0] if len(last) == 1 else f"{last[0]} and {last[1]}" if len(last) == 2
+                         else f"{last[0]} et al.")
+                yield f"{names}, {entry.fields.get('year', 'n.d.')}"
+
+    class AuthorYearStyle(Style):
+        default_label_style = AuthorYearLabels
+        default_sorting_style = "author_year_title"
+
+    return AuthorYearStyle
+
+
 def setup(app):
+    from pybtex.plugin import register_plugin
+
+    register_plugin("pybtex.style.formatting", "authoryear", _author_year_style(), force=True)
+    app.connect("build-finished", _course_kit)
+    app.connect("config-inited", _one_search_box)
     app.connect("html-page-context", _drop_thebe, priority=900)
     app.add_js_file(None, body=MATHJAX2_QUEUE_SHIM, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,6 +1,7 @@
 """The command line: ``python -m autograder COMMAND`` (see autograder/README.md)."""
 
 import argparse
+import os
 import sys
 
 from .course import Course, CourseError
@@ -30,6 +31,9 @@ def build_parser():
     grade.add_argument("--memory-limit", type=int, metavar="MB",
                        help="address-space cap of the grading kernel, 0 for none "
                             "(default: $RBD_GRADE_MEMORY_MB or 4096)")
+    grade.add_argument("--no-sandbox", action="store_true",
+                       help="grade even when the sandbox (bubblewrap) cannot be set up: the students' code then runs "
+                            "unconfined, with the resource limits only; for trusted code (sets RBD_NO_SANDBOX=1)")
 
     feedback = commands.add_parser("feedback", help="write the feedback HTML of graded submissions")
     feedback.add_argument("--assignment", action="append", default=[], help="default: every graded assignment")
@@ -57,8 +61,16 @@ def build_parser():
     return parser
 
 
+def environment_tools_on_path():
+    """Put this environment's tools first on the PATH: nbgrader runs some by name (alembic creates the gradebook)."""
+    tools = os.path.dirname(sys.executable)
+    if tools not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join(p for p in (tools, os.environ.get("PATH")) if p)
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    environment_tools_on_path()
     try:
         course = Course(args.root)
         if args.command == "release":
@@ -67,10 +79,19 @@ def main(argv=None):
                 print(f"released {folder.relative_to(course.root)}/ (no solutions, no hidden tests)")
         elif args.command == "grade":
             from . import grade
-            grade.grade(course, args.path, args.assignment, force=args.force,
-                        time_limit=args.time_limit if args.time_limit is not None else grade.TIME_LIMIT,
-                        memory_mb=args.memory_limit if args.memory_limit is not None else grade.MEMORY_MB,
-                        jobs=args.jobs, dask=args.dask)
+            asked = os.environ.get("RBD_NO_SANDBOX")
+            if args.no_sandbox:
+                os.environ["RBD_NO_SANDBOX"] = "1"   # read by the grading workers' judges too
+            try:
+                grade.grade(course, args.path, args.assignment, force=args.force,
+                            time_limit=args.time_limit if args.time_limit is not None else grade.TIME_LIMIT,
+                            memory_mb=args.memory_limit if args.memory_limit is not None else grade.MEMORY_MB,
+                            jobs=args.jobs, dask=args.dask)
+            finally:
+                if asked is None:
+                    os.environ.pop("RBD_NO_SANDBOX", None)
+                else:
+                    os.environ["RBD_NO_SANDBOX"] = asked
         elif args.command == "feedback":
             from .feedback import feedback
             feedback(course, args.assignment)
@@ -86,7 +107,13 @@ def main(argv=None):
             if not check(course, args.assignments, jobs=args.jobs, timeout=args.timeout, show=args.show,
                          json_out=args.json, only=args.only, complete=args.complete):
                 return 1
-    except (CourseError, FileNotFoundError, ValueError) as err:
+    except FileNotFoundError as err:
+        if "alembic" in str(err):
+            err = (f"nbgrader needs the alembic command to create the gradebook, and {sys.executable} has none "
+                   "beside it: install the course's environment (make setup, or pip install -r requirements.txt)")
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except (CourseError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     return 0

@@ -27,10 +27,12 @@ import os
 import re
 import shutil
 import threading
+import warnings
 
 import nbformat
+from nbformat.warnings import DuplicateCellId
 
-from . import gradebook, submissions
+from . import gradebook, sandbox, submissions
 from .course import CourseError
 from .leaks import read_notebook
 from .outcomes import FAILED, FLAGGED, GRADED, SCORED, Outcomes, failed, now
@@ -68,6 +70,9 @@ def diagnose(run, time_limit):
                 "(an endless loop that ignores interrupts, or a very slow notebook)")
     if run.returncode < 0:
         return f"the grading worker was killed by signal {-run.returncode} (out of memory?)"
+    missing = re.findall(r"SandboxMissing: (.*)$", log, flags=re.M)
+    if missing:
+        return missing[-1].strip()[:400]
     errors = re.findall(r"^(?:\w+\.)*\w*(?:Error|Exception)\b:? ?.*$", log, flags=re.M)
     if errors:
         return f"nbgrader failed: {errors[-1].strip()[:300]}"
@@ -102,12 +107,18 @@ def timed_out_cells(graded_notebook, cell_timeout):
 
 
 def normalize(path):
-    """Make the copy of a submission safe for nbgrader: a cell id repeated (a copied test cell) is kept once.
+    """Make the copy of a submission safe for nbgrader: a grade id repeated (a copied test cell) is kept once,
+    repeated cell ids are renumbered (nbformat does it, and would warn about it every time it reads the file).
 
     Only the copy in submitted/ is changed; returns notes for the instructor.
     """
-    nb = read_notebook(path)
+    with warnings.catch_warnings(record=True) as renumbered:
+        warnings.simplefilter("always", DuplicateCellId)
+        nb = read_notebook(path)
+    renumbered = [w for w in renumbered if issubclass(w.category, DuplicateCellId)]
     seen, kept, notes = set(), [], []
+    if renumbered:
+        notes.append(f"{len(renumbered)} cell id(s) appeared more than once and were renumbered")
     for cell in nb.cells:
         name = cell.metadata.get("nbgrader", {}).get("grade_id")
         if name and name in seen:
@@ -234,7 +245,18 @@ def grade(course, path, assignment=None, force=False, time_limit=TIME_LIMIT, mem
     ``jobs`` students are graded at once (default: one per core), by threads
     here, or by Dask workers when ``dask`` names a scheduler ("local" starts a
     cluster of ``jobs`` workers on this machine).
+
+    Fails closed: without a working sandbox nothing is graded (a
+    :class:`CourseError` says why and what to install) unless unconfined
+    grading was asked for (``--no-sandbox``, :func:`autograder.sandbox.unconfined_asked`).
     """
+    problem = sandbox.available()
+    if problem and not sandbox.unconfined_asked():
+        raise CourseError(f"nothing was graded: the grading sandbox cannot be set up here. {problem}")
+    if problem:
+        who = "as a user id of its own" if sandbox.unconfined_user() is not None else "as this very user"
+        report(f"warning: grading WITHOUT the sandbox, as asked (--no-sandbox): {problem}. The students' code runs "
+               f"{who}, with the resource limits only; use this for trusted code only.")
     if assignment is None and len(course.assignments()) > 1:
         named = [a for a in course.assignments() if a in submissions.names_inside(path)]
         assignment = named[0] if len(named) == 1 else None

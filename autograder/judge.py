@@ -26,6 +26,8 @@ cross. What looks like an attempt is listed as evidence in
 import ast
 import builtins
 import contextlib
+import functools
+import importlib.util
 import io
 import json
 import re
@@ -39,7 +41,7 @@ from nbformat.v4 import new_output
 from traitlets import Bool, Float, Unicode
 
 from . import wire
-from .sandbox import StudentDied, StudentProcess, available, prepare_spare
+from .sandbox import StudentDied, StudentProcess, available, mode, prepare_spare
 
 
 def _kind(cell):
@@ -97,6 +99,7 @@ def names_used(source):
 
 
 # --- evidence: what in the student's cells looks like an attempt on the grader ----------
+INTERNALS = "uses lib's internals (lib._..., _compiled_...)"
 SUSPICIOUS = [
     (r"\bget_ipython\b|\binput_transformers\b|\bset_custom_exc\b|\brun_cell\b|\bexcepthook\b",
      "changes how IPython runs cells"),
@@ -104,13 +107,46 @@ SUSPICIOUS = [
     (r"exercises|gradebook|autograded|\.git\b|hidden|BEGIN SOLUTION", "looks for the reference or the grades"),
     (r"\bctypes\b|\bos\.fork\b|\bsubprocess\b|\bos\.system\b|\bos\.kill\b", "starts processes or raw code"),
     (r"\bgc\.get_referrers\b|\binspect\.stack\b|\bsys\._getframe\b", "inspects the caller"),
+    (r"\blib(?:\.\w+)*\._\w|\b_compiled_\w*", INTERNALS),
+    (r"__code__|__wrapped__|__closure__|__globals__|\bgetsource\b|\bgc\.get_objects\b",
+     "reaches into functions' code or source (to copy lib's)"),
 ]
 MODULES = {"np", "numpy", "sp", "sympy", "lib", "math", "builtins", "scipy"}
+
+
+@functools.lru_cache(maxsize=1)
+def lib_internals():
+    """The private names lib defines (``_compiled_chain``, ``_CHAINS``, ``self._f``, ...): no business of an answer.
+
+    >>> {"_compiled_chain", "_CHAINS"} <= lib_internals()
+    True
+    """
+    spec = importlib.util.find_spec("lib")
+    names = set()
+    for path in Path(spec.origin).parent.glob("*.py") if spec and spec.origin else []:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+    return frozenset(n for n in names if n.startswith("_") and not n.endswith("__") and len(n) > 1)
+
+
+def _names_internals(node, internal):
+    """Whether an AST node names one of lib's private names (other than on ``self`` or ``cls``)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in internal and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+    if isinstance(node, ast.ImportFrom):
+        return (node.module or "").split(".")[0] == "lib" and any(a.name in internal for a in node.names)
+    return False
 
 
 def evidence(cells):
     """(cell index, line number, line, why) for each suspicious line of the student's cells."""
     found = []
+    internal = lib_internals()
     for index, source in cells:
         for number, line in enumerate(source.splitlines(), 1):
             for pattern, why in SUSPICIOUS:
@@ -139,7 +175,10 @@ def evidence(cells):
                                                                       "__array_ufunc__", "__float__"}:
                 line = source.splitlines()[node.lineno - 1].strip()[:160]
                 found.append((index, node.lineno, line, "defines how its objects compare or convert"))
-    return found
+            if _names_internals(node, internal):
+                line = source.splitlines()[node.lineno - 1].strip()[:160]
+                found.append((index, node.lineno, line, INTERNALS))
+    return list(dict.fromkeys(found))
 
 
 class StudentFailure(RuntimeError):
@@ -178,8 +217,10 @@ class Judge(Preprocessor):
         started = time.monotonic()
         student_cells = [(i, c.source) for i, c in enumerate(nb.cells)
                          if c.cell_type == "code" and _kind(c) != "test"]
+        how = mode()  # fails closed: SandboxMissing unless unconfined grading was asked for
         report = {"student": student, "assignment": assignment, "notebook": notebook,
-                  "sandbox": available() or "ok", "evidence": [], "problems": []}
+                  "sandbox": "ok" if how == "sandbox" else f"off, as asked (--no-sandbox): {available()}",
+                  "evidence": [], "problems": []}
         report["evidence"] = [{"cell": i, "line": n, "text": t, "why": w} for i, n, t, w in evidence(
             [(i, s) for i, s in student_cells if _kind(nb.cells[i]) in ("answer", "free")])]
         preload = setup_imports(source_nb)
@@ -192,6 +233,9 @@ class Judge(Preprocessor):
             for index, result in results.items():
                 nb.cells[index].outputs = self._outputs(result["stdout"], result["error"])
                 nb.cells[index].execution_count = None
+            for index, what in sorted(process.incidents.items()):
+                label = nb.cells[index].metadata.get("nbgrader", {}).get("grade_id") or f"#{index}"
+                report["problems"].append(f"cell {label}: {what}")
             self._run_tests(nb, source_nb, process, report)
         finally:
             process.stop()

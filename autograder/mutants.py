@@ -17,9 +17,13 @@ How a mutant is run, fast enough for a thousand of them:
 * the cells run as the judge runs them (autograder/judge.py): the student's
   cells in one namespace, the source's setup and test cells in another, the
   tests taking only plain values from the answers (autograder/wire.py) and
-  calling the answer's functions with lib's ready-made versions switched off;
-  but in one process, without a sandbox (the code is the instructor's own,
-  changed by one operator);
+  calling the answer's functions with lib's ready-made versions switched off
+  (a :class:`lib.homework.LibSwitch` taken before any answer cell runs, as the
+  student's process of grading takes it); but in one process, **without the
+  grading sandbox** (bubblewrap, autograder/sandbox.py), and with no
+  ``--no-sandbox`` asked for: the code run is the instructor's own reference,
+  changed by one operator, not a student's, so there is nothing to confine.
+  Each forked child still gets grading's memory cap and dies with the command;
 * the reference runs once, cell by cell; before each answer cell the process
   forks, one child per mutant of that cell, so a child runs only the changed
   cell and whatever can see what it defines (later cells and the tests that
@@ -622,18 +626,17 @@ def _short(text, limit=90):
 class _Local:
     """The judge's view of the student's process (autograder/sandbox.py), answered in this process."""
 
-    def __init__(self, namespace, timeout):
+    def __init__(self, namespace, timeout, switch):
         from types import SimpleNamespace
 
         self.shell = SimpleNamespace(user_ns=namespace)
         self.timeout = timeout
+        self.switch = switch  # lib.homework.LibSwitch, taken before any answer cell ran
 
     def ask(self, request):
-        from lib.homework import without_lib
-
         from .student import _answer
 
-        reply = _answer(self.shell, json.loads(json.dumps(request)), self.timeout, without_lib)
+        reply = _answer(self.shell, json.loads(json.dumps(request)), self.timeout, self.switch)
         try:
             return json.loads(json.dumps(reply, allow_nan=False))
         except ValueError as failure:
@@ -649,7 +652,9 @@ class Runner:
         self.homework, self.timeout = homework, timeout
         self.student = {"__name__": "__main__", "__builtins__": builtins}
         self.tests = {"__name__": "__main__", "__builtins__": builtins}
-        self.process = _Local(self.student, timeout)
+        from lib.homework import LibSwitch
+
+        self.process = _Local(self.student, timeout, LibSwitch())  # as the student's process: before any answer
         self.judge = Judge()
         self.report = {"problems": []}
         self.answer_names = answer_names(homework.nb)  # what the tests take from the student

@@ -111,7 +111,7 @@ def _run_cell(shell, source, timeout):
     return out.text() + err.text(), error
 
 
-def _answer(shell, request, timeout, without_lib):
+def _answer(shell, request, timeout, switch):
     from autograder import wire
 
     namespace = shell.user_ns
@@ -137,7 +137,7 @@ def _answer(shell, request, timeout, without_lib):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with without_lib(*request.get("without_lib", [])):
+            with switch.off(*request.get("without_lib", [])):
                 result = value(*args, **kwargs)
         return {"ok": wire.encode(result)}
     except BaseException as failure:  # noqa: BLE001
@@ -154,7 +154,8 @@ def main():
     os.environ.setdefault("MPLBACKEND", "Agg")
     # Everything here happens before any student code exists in this process, so a process
     # can be started ahead of time and wait, ready, for the submission it will be given.
-    from lib.homework import without_lib  # taken before any student code runs: patching lib later changes nothing
+    from lib.homework import LibSwitch
+    switch = LibSwitch()  # lib as it is before any student code: what that code does to lib.homework changes nothing
 
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -177,7 +178,7 @@ def main():
     channel.send({"ready": True})
     while (request := channel.receive()) is not None:
         try:
-            reply = _answer(shell, request, timeout, without_lib)
+            reply = _answer(shell, request, timeout, switch)
         except BaseException as failure:  # noqa: BLE001
             reply = {"error": _describe(failure)}
         try:

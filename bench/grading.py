@@ -9,7 +9,9 @@ one worker and once with one worker per core (all submissions each time,
 ``--force``). The floor is plain execution of the reference notebook in a
 fresh Jupyter kernel (nbclient), the cost of running the student's code once
 with nothing else; a class of right submissions only (a quarter of the class
-size, at least 20) compares like for like with it.
+size, at least 20) compares like for like with it. Every submission is graded
+in the sandbox (bubblewrap, autograder/sandbox.py): without it the benchmark
+stops, as grading does.
 """
 
 import copy
@@ -66,6 +68,10 @@ def _class(released, source, folder, only_right=False):
 
 
 def run():
+    from autograder import sandbox
+    problem = sandbox.available()
+    if problem:
+        raise SystemExit(f"bench grading: the grading sandbox is not available, so nothing can be graded: {problem}")
     source_path = ROOT / "exercises" / "hw01" / "hw01.ipynb"
     source = nbformat.read(source_path, as_version=4)
     rows = []

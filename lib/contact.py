@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from . import _checks
+from . import checks
 from .system import ManipulatorSystem, PlanarBody, Trajectory
 
 
@@ -69,7 +69,7 @@ def signed_distance(points, normal=(0.0, 1.0), offset=0.0, radius=0.0):
     p = np.asarray(points, dtype=float)
     if p.shape[-1:] != n.shape:
         raise ValueError(f"points must have shape (..., {n.size}) to match the normal, got shape {p.shape}")
-    return p @ n - _checks.finite("offset", offset) - _checks.nonnegative("radius", radius)
+    return p @ n - checks.finite("offset", offset) - checks.nonnegative("radius", radius)
 
 
 def contact_frame(normal):
@@ -159,18 +159,16 @@ class PlanarRigidBody(PlanarBody):
     Introduced in: chapter 5.
     """
 
-    m: float = 1.0
-    I: float = 1.0
-    g: float = 9.81
-    points: tuple = ((0.0, 0.0),)
-    radius: float = 0.0
     n = 3
 
+    m: checks.Positive = 1.0
+    I: checks.Positive = 1.0
+    g: checks.Finite = 9.81
+    points: tuple = ((0.0, 0.0),)
+    radius: checks.Nonnegative = 0.0
+
     def __post_init__(self):
-        _checks.positive("m", self.m)
-        _checks.positive("I", self.I)
-        _checks.finite("g", self.g)
-        _checks.nonnegative("radius", self.radius)
+        super().__post_init__()
         pts = np.asarray(self.points, dtype=float)
         if pts.ndim != 2 or pts.shape[1] != 2:
             raise ValueError(f"points must have shape (k, 2), got shape {pts.shape}")
@@ -179,15 +177,15 @@ class PlanarRigidBody(PlanarBody):
     @classmethod
     def box(cls, m=1.0, width=1.0, height=0.5, g=9.81):
         """A uniform box, I = m (w² + h²)/12, with its four corners as contact points."""
-        w, h = _checks.positive("width", width), _checks.positive("height", height)
-        m = _checks.positive("m", m)
+        w, h = checks.positive("width", width), checks.positive("height", height)
+        m = checks.positive("m", m)
         corners = ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))
         return cls(m=m, I=m * (w**2 + h**2) / 12.0, g=g, points=corners, radius=0.0)
 
     @classmethod
     def disk(cls, m=1.0, r=0.1, g=9.81):
         """A uniform disk (a ball in the plane), I = m r²/2, touching through a sphere of radius r."""
-        m, r = _checks.positive("m", m), _checks.positive("r", r)
+        m, r = checks.positive("m", m), checks.positive("r", r)
         return cls(m=m, I=0.5 * m * r**2, g=g, points=((0.0, 0.0),), radius=r)
 
     def input_matrix(self):
@@ -195,7 +193,7 @@ class PlanarRigidBody(PlanarBody):
 
     def world_points(self, q):
         """Contact-sphere centres in the world, p_i = [x, y] + R(θ) r_i, shape (k, 2)."""
-        q = _checks.vector("q", q, 3)
+        q = checks.vector("q", q, 3)
         c, s = np.cos(q[2]), np.sin(q[2])
         return q[:2] + np.asarray(self.points) @ np.array([[c, s], [-s, c]])
 
@@ -204,7 +202,7 @@ class PlanarRigidBody(PlanarBody):
 
         Works on a stack of points (k, 2) → (k, 2, 3).
         """
-        q = _checks.vector("q", q, 3)
+        q = checks.vector("q", q, 3)
         r = np.asarray(p, dtype=float) - q[:2]
         J = np.zeros(r.shape[:-1] + (2, 3))
         J[..., 0, 0] = J[..., 1, 1] = 1.0
@@ -214,7 +212,12 @@ class PlanarRigidBody(PlanarBody):
 
 @dataclass(frozen=True)
 class ContactKinematics:
-    """Contacts of a body with a plane: φ (k,), contact points on the body (k, d), Jacobians J (k, d, n)."""
+    """Contacts of a body with a plane: φ (k,), contact points on the body (k, d), Jacobians J (k, d, n).
+
+    >>> kin = PlaneContact(PlanarRigidBody.box(width=0.4, height=0.2)).kinematics([0.0, 0.2, 0.0])
+    >>> kin.phi.round(12), kin.points.shape, kin.J.shape
+    (array([0.1, 0.1, 0.3, 0.3]), (4, 2), (4, 2, 3))
+    """
 
     phi: np.ndarray
     points: np.ndarray
@@ -246,7 +249,7 @@ class PlaneContact:
 
     def __post_init__(self):
         object.__setattr__(self, "normal", tuple(_normal(self.normal)))
-        _checks.finite("offset", self.offset)
+        checks.finite("offset", self.offset)
         object.__setattr__(self, "_frame", contact_frame(self.normal))
 
     def kinematics(self, q):
@@ -321,10 +324,10 @@ def box_vertices(center, angle, width, height):
 
     Introduced in: chapter 5.
     """
-    w, h = _checks.positive("width", width), _checks.positive("height", height)
+    w, h = checks.positive("width", width), checks.positive("height", height)
     c, s = np.cos(angle), np.sin(angle)
     local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-    return _checks.vector("center", center, 2) + local @ np.array([[c, s], [-s, c]])
+    return checks.vector("center", center, 2) + local @ np.array([[c, s], [-s, c]])
 
 
 # --- normal-force laws ---------------------------------------------------------------
@@ -339,7 +342,7 @@ def linear_normal_force(phi, phidot, k, b=0.0):
 
     Introduced in: chapter 5.
     """
-    k, b = _checks.nonnegative("k", k), _checks.nonnegative("b", b)
+    k, b = checks.nonnegative("k", k), checks.nonnegative("b", b)
     phi, phidot = np.asarray(phi, dtype=float), np.asarray(phidot, dtype=float)
     return np.where(phi < 0, np.maximum(0.0, -k * phi - b * phidot), 0.0)
 
@@ -358,7 +361,7 @@ def hunt_crossley_normal_force(phi, phidot, k, d=0.0, p=1.0):
 
     Introduced in: chapter 5.
     """
-    k, d, p = _checks.nonnegative("k", k), _checks.nonnegative("d", d), _checks.positive("p", p)
+    k, d, p = checks.nonnegative("k", k), checks.nonnegative("d", d), checks.positive("p", p)
     x = np.maximum(0.0, -np.asarray(phi, dtype=float))
     xdot = -np.asarray(phidot, dtype=float)
     return np.maximum(0.0, k * x**p * (1.0 + d * xdot))
@@ -366,8 +369,8 @@ def hunt_crossley_normal_force(phi, phidot, k, d=0.0, p=1.0):
 
 # --- friction laws (friction coefficient as a function of the sliding velocity) --------------------
 def _friction_params(mu_s, mu_d, v_s=None):
-    mu_s, mu_d = _checks.nonnegative("mu_s", mu_s), _checks.nonnegative("mu_d", mu_d)
-    return (mu_s, mu_d) if v_s is None else (mu_s, mu_d, _checks.positive("v_s", v_s))
+    mu_s, mu_d = checks.nonnegative("mu_s", mu_s), checks.nonnegative("mu_d", mu_d)
+    return (mu_s, mu_d) if v_s is None else (mu_s, mu_d, checks.positive("v_s", v_s))
 
 
 def coulomb_friction(v_t, f_n, mu_s, mu_d, f_stick=0.0):
@@ -404,9 +407,25 @@ def coulomb_curve(mu_s, mu_d, v_max=1.0):
     Introduced in: chapter 5.
     """
     mu_s, mu_d = _friction_params(mu_s, mu_d)
-    v_max = _checks.positive("v_max", v_max)
+    v_max = checks.positive("v_max", v_max)
     return (np.array([-v_max, -0.0, -0.0, 0.0, 0.0, v_max]),
             np.array([-mu_d, -mu_d, -mu_s, mu_s, mu_d, mu_d]))
+
+
+def _rise_and_fall(v_t, mu_s, mu_d, v_s, step):
+    """μ(v_t) rising from 0 to μ_s at v_s, falling to μ_d at 3 v_s, joined by ``step`` from 0 to 1 on [0, 1]."""
+    mu_s, mu_d, v_s = _friction_params(mu_s, mu_d, v_s)
+    v_t = np.asarray(v_t, dtype=float)
+    s = np.abs(v_t) / v_s
+    mu = np.where(s <= 1, mu_s * step(np.minimum(s, 1.0)),
+                  np.where(s <= 3, mu_s - (mu_s - mu_d) * step(np.clip((s - 1) / 2, 0.0, 1.0)), mu_d))
+    return np.sign(v_t) * mu
+
+
+def _smoothstep(x):
+    """The quintic step S(x) = 10x³ − 15x⁴ + 6x⁵ on [0, 1]: from 0 to 1, with S' = S'' = 0 at both ends."""
+    x = np.clip(x, 0.0, 1.0)
+    return x**3 * (10 - 15 * x + 6 * x**2)
 
 
 def piecewise_linear_mu(v_t, mu_s, mu_d, v_s):
@@ -425,17 +444,7 @@ def piecewise_linear_mu(v_t, mu_s, mu_d, v_s):
 
     Introduced in: chapter 5.
     """
-    mu_s, mu_d, v_s = _friction_params(mu_s, mu_d, v_s)
-    v_t = np.asarray(v_t, dtype=float)
-    s = np.abs(v_t) / v_s
-    mu = np.where(s <= 1, mu_s * s, np.where(s <= 3, mu_s - (mu_s - mu_d) * (s - 1) / 2, mu_d))
-    return np.sign(v_t) * mu
-
-
-def _smoothstep(x):
-    """The quintic step S(x) = 10x³ − 15x⁴ + 6x⁵ on [0, 1]: from 0 to 1, with S' = S'' = 0 at both ends."""
-    x = np.clip(x, 0.0, 1.0)
-    return x**3 * (10 - 15 * x + 6 * x**2)
+    return _rise_and_fall(v_t, mu_s, mu_d, v_s, lambda x: x)
 
 
 def stribeck_mu(v_t, mu_s, mu_d, v_s):
@@ -456,16 +465,12 @@ def stribeck_mu(v_t, mu_s, mu_d, v_s):
 
     Introduced in: chapter 5.
     """
-    mu_s, mu_d, v_s = _friction_params(mu_s, mu_d, v_s)
-    v_t = np.asarray(v_t, dtype=float)
-    s = np.abs(v_t) / v_s
-    mu = np.where(s <= 1, mu_s * _smoothstep(s), mu_s - (mu_s - mu_d) * _smoothstep((s - 1) / 2))
-    return np.sign(v_t) * mu
+    return _rise_and_fall(v_t, mu_s, mu_d, v_s, _smoothstep)
 
 
 # --- a compliant contact model and a system that carries it ----------------------------------
 @dataclass(frozen=True)
-class CompliantContact:
+class CompliantContact(checks.Checked):
     """Parameters of a compliant contact: normal law, stiffness, damping, friction.
 
     ``model`` "linear" uses :func:`linear_normal_force` (k in N/m, b in N·s/m);
@@ -480,26 +485,20 @@ class CompliantContact:
     Introduced in: chapter 5.
     """
 
-    k: float = 1e4
-    b: float = 0.0
+    k: checks.Nonnegative = 1e4
+    b: checks.Nonnegative = 0.0
     model: str = "linear"
-    d: float = 0.0
-    p: float = 1.0
-    mu_s: float = 0.0
-    mu_d: float = None
-    v_s: float = 1e-3
+    d: checks.Nonnegative = 0.0
+    p: checks.Positive = 1.0
+    mu_s: checks.Nonnegative = 0.0
+    mu_d: checks.Nonnegative = None
+    v_s: checks.Positive = 1e-3
     friction: str = "stribeck"
 
     def __post_init__(self):
-        _checks.nonnegative("k", self.k)
-        _checks.nonnegative("b", self.b)
-        _checks.nonnegative("d", self.d)
-        _checks.positive("p", self.p)
-        _checks.nonnegative("mu_s", self.mu_s)
         if self.mu_d is None:
             object.__setattr__(self, "mu_d", float(self.mu_s))
-        _checks.nonnegative("mu_d", self.mu_d)
-        _checks.positive("v_s", self.v_s)
+        super().__post_init__()
         if self.model not in ("linear", "hunt-crossley"):
             raise ValueError(f"model must be 'linear' or 'hunt-crossley', got {self.model!r}")
         if self.friction not in ("stribeck", "piecewise"):
@@ -573,12 +572,12 @@ class CompliantSystem(ManipulatorSystem):
 
     def contact_forces(self, q, v):
         """φ (k,) and the contact forces λ (k, d) = [f_n, f_t…] at the state (q, v)."""
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         kin = self.contacts.kinematics(q)
         return kin.phi, self._forces(kin, v)
 
     def external_force(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         kin = self.contacts.kinematics(q)
         lam = self._forces(kin, v)
         return self.system.external_force(q, v) + np.einsum("kdn,kd->n", kin.J, lam)
@@ -593,8 +592,8 @@ def steady_penetration(m, k, g=9.81, p=1.0):
 
     Introduced in: chapter 5.
     """
-    m, k, p = _checks.positive("m", m), _checks.positive("k", k), _checks.positive("p", p)
-    return (m * _checks.positive("g", g) / k) ** (1.0 / p)
+    m, k, p = checks.positive("m", m), checks.positive("k", k), checks.positive("p", p)
+    return (m * checks.positive("g", g) / k) ** (1.0 / p)
 
 
 def required_stiffness(m, depth, g=9.81, p=1.0):
@@ -607,8 +606,8 @@ def required_stiffness(m, depth, g=9.81, p=1.0):
 
     Introduced in: chapter 5.
     """
-    m, depth, p = _checks.positive("m", m), _checks.positive("depth", depth), _checks.positive("p", p)
-    return m * _checks.positive("g", g) / depth**p
+    m, depth, p = checks.positive("m", m), checks.positive("depth", depth), checks.positive("p", p)
+    return m * checks.positive("g", g) / depth**p
 
 
 def max_penetration(m, k, v_in, g=9.81):
@@ -621,8 +620,8 @@ def max_penetration(m, k, v_in, g=9.81):
 
     Introduced in: chapter 5.
     """
-    m, k = _checks.positive("m", m), _checks.positive("k", k)
-    v_in, g = _checks.finite("v_in", v_in), _checks.nonnegative("g", g)
+    m, k = checks.positive("m", m), checks.positive("k", k)
+    v_in, g = checks.finite("v_in", v_in), checks.nonnegative("g", g)
     return float((m * g + np.sqrt((m * g) ** 2 + k * m * v_in**2)) / k)
 
 
@@ -634,34 +633,40 @@ def contact_frequency(m, k):
 
     Introduced in: chapter 5.
     """
-    return float(np.sqrt(_checks.positive("k", k) / _checks.positive("m", m)))
+    return float(np.sqrt(checks.positive("k", k) / checks.positive("m", m)))
 
 
 def explicit_step_limit(m, k, method="rk4"):
     """Largest fixed step an explicit method can take on the undamped contact spring (ω = √(k/m)).
 
-    "symplectic euler": h < 2/ω; "rk4": h < 2√2/ω (where RK4's stability
+    "symplectic_euler": h < 2/ω; "rk4": h < 2√2/ω (where RK4's stability
     region crosses the imaginary axis). Forward Euler has no such step: it
     amplifies an undamped oscillation for every h > 0. The stiffer the
     contact, the smaller the step, which is the point of notes 000.
 
-    >>> round(explicit_step_limit(m=1.0, k=1e6, method="symplectic euler"), 6)
+    >>> round(explicit_step_limit(m=1.0, k=1e6, method="symplectic_euler"), 6)
     0.002
 
     Introduced in: chapter 5.
     """
     omega = contact_frequency(m, k)
-    if method == "symplectic euler":
+    method = "symplectic_euler" if method == "symplectic euler" else method     # the earlier spelling
+    if method == "symplectic_euler":
         return 2.0 / omega
     if method == "rk4":
         return 2.0 * np.sqrt(2.0) / omega
-    raise ValueError(f"method must be 'symplectic euler' or 'rk4', got {method!r}")
+    raise ValueError(f"method must be 'symplectic_euler' or 'rk4', got {method!r}")
 
 
 @dataclass(frozen=True)
 class IvpRun:
     """A simulation and its cost: the trajectory, right-hand-side evaluations (nfev), Jacobians (njev),
-    LU factorizations (nlu) and accepted steps."""
+    LU factorizations (nlu) and accepted steps.
+
+    >>> run = simulate_ivp(PlanarRigidBody.disk(), [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], 0.1, method="Radau", num=3)
+    >>> run.method, run.trajectory.q.shape, run.nlu > 0
+    ('Radau', (3, 3), True)
+    """
 
     trajectory: Trajectory
     nfev: int
@@ -687,9 +692,9 @@ def simulate_ivp(system, q0, v0, t_final, u=None, method="RK45", rtol=1e-6, atol
 
     Introduced in: chapter 5.
     """
-    q0, v0 = system._state(q0, v0)
-    t_final = _checks.positive("t_final", t_final)
-    policy = u if callable(u) else (lambda t, q, v, _u=system._input(u): _u)
+    q0, v0 = system.check_state(q0, v0)
+    t_final = checks.positive("t_final", t_final)
+    policy = system.input_policy(u)
     n = system.n
 
     def rhs(t, x):

@@ -11,7 +11,10 @@ Introduced in: homework 1.
 """
 
 import contextlib
+import functools
 import importlib
+import sys
+import types
 
 import sympy as sp
 
@@ -52,21 +55,149 @@ def switched_off():
     return tuple(_SWITCHED_OFF)
 
 
-def _refusal(what):
-    def refuse(*args, **kwargs):
-        raise RuntimeError(f"this part asks for your own code: lib's {what} is switched off while the tests call it")
-    return refuse
+def _chain_functions(*keys):
+    """The compiled functions of lib's n-link chains (``keys`` of :data:`lib.manipulators._CHAINS`), every n so far."""
+    def found():
+        from lib import manipulators
+        return [functions[key] for functions in list(manipulators._CHAINS.values()) for key in keys]
+    return found
 
 
-@contextlib.contextmanager
+_CHAIN_ENERGY = ("manipulators.planar_chain_energies", "manipulators.planar_chain_form", "manipulators._compiled_chain",
+                 _chain_functions("T", "U"))
+# Other routes in lib to what a name computes: switching the name off switches these off too. A route is a
+# method (plain name), a module's function ("module.function"), or a function that finds compiled functions.
+SAME_QUANTITY = {
+    "mass_matrix": ("rnea_mass_matrix", "rnea", "manipulators.planar_chain_rnea", "manipulators.planar_chain_energies",
+                    "manipulators.planar_chain_form", "manipulators._compiled_chain", _chain_functions("M", "T")),
+    "coriolis_matrix": ("manipulators.planar_chain_form", "manipulators._compiled_chain", _chain_functions("C")),
+    "gravity_vector": ("manipulators.planar_chain_form", "manipulators._compiled_chain", _chain_functions("tau_g")),
+    "kinetic_energy": _CHAIN_ENERGY,
+    "potential_energy": _CHAIN_ENERGY,
+    "energy": _CHAIN_ENERGY,
+    "forward_dynamics": ("constraints.constrained_acceleration", "constraints.gauss_primal", "constraints.gauss_dual",
+                         "constraints.constrained_dynamics"),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _refusing_code(what, free):
+    """The code of a function that refuses to run, with ``free`` closure cells (so that it fits any function)."""
+    cells = [f"_{i}" for i in range(free)]
+    message = f"this part asks for your own code: lib's {what} is switched off while the tests call it"
+    source = ("def outer():\n" + "".join(f"    {c} = None\n" for c in cells)
+              + "    def refuse(*args, **kwargs):\n" + (f"        {', '.join(cells)},\n" if cells else "")
+              + f"        raise RuntimeError({message!r})\n    return refuse\n")
+    namespace = {}
+    exec(compile(source, "<without_lib>", "exec"), namespace)  # noqa: S102 (a fixed template)
+    return namespace["outer"]().__code__
+
+
+def _functions(obj):
+    """The Python functions that run when ``obj`` (a function, method, property, cached function or class) is called."""
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    if isinstance(obj, property):
+        return [f for f in (obj.fget, obj.fset) if f is not None]
+    if isinstance(obj, type):
+        return [f for value in vars(obj).values() for f in _functions(value)]
+    while not isinstance(obj, types.FunctionType) and hasattr(obj, "__wrapped__"):
+        obj = obj.__wrapped__
+    return [obj] if isinstance(obj, types.FunctionType) else []
+
+
+class LibSwitch:
+    """lib's ready-made answers as they are now, and :meth:`off` to make them refuse to run for a while.
+
+    The refusal is put inside lib's functions (their code is swapped), so every
+    way of reaching them refuses: through lib, through a reference taken
+    earlier (``_MM = DoublePendulum.mass_matrix``), through another lib
+    function that calls them. The grader's student side takes one switch
+    before any student code runs, so what that code later does to this module
+    changes nothing.
+
+    >>> import lib
+    >>> switch = LibSwitch()
+    >>> mass_matrix = lib.DoublePendulum.mass_matrix
+    >>> with switch.off("mass_matrix"):
+    ...     mass_matrix(lib.DoublePendulum(), [0.0, 0.0])
+    Traceback (most recent call last):
+    ...
+    RuntimeError: this part asks for your own code: lib's DoublePendulum.mass_matrix is switched off while the tests call it
+    >>> mass_matrix(lib.DoublePendulum(), [0.0, 0.0]).shape
+    (2, 2)
+    """
+
+    def __init__(self):
+        import lib
+
+        self.lib = lib
+        self.systems = lib_systems()
+        self.modules = {name[len("lib."):]: module for name, module in list(sys.modules.items())
+                        if name.startswith("lib.") and module is not None}
+        self.routes = dict(SAME_QUANTITY)
+        self.refusing_code = _refusing_code
+
+    def targets(self, name):
+        """(function, what it is) for the functions ``name`` itself names (:meth:`off` adds the other routes)."""
+        found = []
+        if "." in name:
+            module_name, attribute = name.rsplit(".", 1)
+            module = self.modules.get(module_name) or importlib.import_module(f"lib.{module_name}")
+            if not hasattr(module, attribute):
+                raise ValueError(f"without_lib: lib.{module_name} has no '{attribute}'")
+            found += [(f, name) for f in _functions(getattr(module, attribute))]
+        else:
+            owners = [cls for cls in self.systems if name in vars(cls)]
+            if not owners:
+                raise ValueError(f"without_lib: no system of lib has a method '{name}'")
+            found += [(f, f"{cls.__name__}.{name}") for cls in owners for f in _functions(vars(cls)[name])]
+        return found
+
+    def _everything(self, names):
+        found, seen = [], set()
+        for name in names:
+            routes = []
+            for route in self.routes.get(name, ()):
+                if callable(route):
+                    routes += [(f, f"compiled {name}") for f in route() if isinstance(f, types.FunctionType)]
+                elif "." in route or any(route in vars(cls) for cls in self.systems):
+                    routes += self.targets(route)
+            for function, what in self.targets(name) + routes:
+                if id(function) not in seen:
+                    seen.add(id(function))
+                    found.append((function, what))
+        return found
+
+    @contextlib.contextmanager
+    def off(self, *names):
+        """Within the block, lib's versions of ``names`` (and the other routes to the same quantity) refuse to run."""
+        swapped, listed = [], False
+        try:
+            for function, what in self._everything(names):
+                code = function.__code__
+                function.__code__ = self.refusing_code(what, len(code.co_freevars))
+                swapped.append((function, code))
+            _SWITCHED_OFF.extend(names)
+            listed = True
+            yield
+        finally:
+            if listed:
+                del _SWITCHED_OFF[len(_SWITCHED_OFF) - len(names):]
+            for function, code in reversed(swapped):
+                function.__code__ = code
+
+
 def without_lib(*names):
-    """Within the block, lib's ready-made versions of ``names`` refuse to run.
+    """Within the block, lib's ready-made versions of ``names`` refuse to run, however they are reached.
 
     A plain name (``"mass_matrix"``) is a method: it is switched off on every
     lib system class. A dotted name (``"constraints.constraint_force"``) is a
-    function of a lib module: it is switched off in that module and, when lib
-    exports it, in ``lib`` too. Everything is put back when the block ends,
-    whatever happens inside.
+    function of a lib module. Other routes in lib to the same quantity (the
+    chain's compiled mass matrix, Newton-Euler, ...; :data:`SAME_QUANTITY`)
+    are switched off with it, and the refusal sits inside the functions, so a
+    reference taken before the block refuses too (see :class:`LibSwitch`).
+    Everything is put back when the block ends, whatever happens inside.
 
     >>> import lib
     >>> with without_lib("mass_matrix"):
@@ -77,32 +208,7 @@ def without_lib(*names):
     >>> lib.SimplePendulum().mass_matrix([0.0]).shape
     (1, 1)
     """
-    import lib
-
-    saved = []  # (owner, attribute, what was there or None)
-    for name in names:
-        if "." in name:
-            module_name, attribute = name.rsplit(".", 1)
-            module = importlib.import_module(f"lib.{module_name}")
-            if not hasattr(module, attribute):
-                raise ValueError(f"without_lib: lib.{module_name} has no '{attribute}'")
-            owners = [module] + ([lib] if getattr(lib, attribute, None) is getattr(module, attribute) else [])
-            saved += [(owner, attribute, owner.__dict__[attribute], f"{module_name}.{attribute}")
-                      for owner in owners]
-        else:
-            saved += [(cls, name, cls.__dict__.get(name), f"{cls.__name__}.{name}") for cls in lib_systems()]
-    for owner, attribute, _, what in saved:
-        setattr(owner, attribute, _refusal(what))
-    _SWITCHED_OFF.extend(names)
-    try:
-        yield
-    finally:
-        del _SWITCHED_OFF[len(_SWITCHED_OFF) - len(names):]
-        for owner, attribute, original, _ in reversed(saved):
-            if original is None:
-                delattr(owner, attribute)
-            else:
-                setattr(owner, attribute, original)
+    return LibSwitch().off(*names)
 
 
 def symbolic_difference(a, b):

@@ -31,54 +31,31 @@ import numpy as np
 import scipy.sparse as sparse
 import sympy as sp
 
-from . import _checks
+from . import checks
+from .constraints import pinv_solve
 from .system import PlanarBody
 
 
 # --- argument checks ------------------------------------------------------
-def _restitution(e):
-    """e as a float, or ValueError unless 0 ≤ e ≤ 1."""
-    try:
-        x = float(e)
-    except (TypeError, ValueError):
-        raise ValueError(f"e must be a number in [0, 1], got {e!r}") from None
-    if not (0.0 <= x <= 1.0):
-        raise ValueError(f"e must be a number in [0, 1] (the coefficient of restitution), got {e!r}")
-    return x
+def restitution(e):
+    """e as a float, or ``ValueError`` unless 0 ≤ e ≤ 1 (the coefficient of restitution).
 
+    >>> restitution(0.5)
+    0.5
 
-def _mass(M):
-    """M as a float (n, n) array: square, finite and symmetric."""
-    try:
-        M = np.asarray(M, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"M must be a square matrix of numbers, got {M!r}") from None
-    if M.ndim == 0:
-        M = M.reshape(1, 1)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ValueError(f"M must be a square matrix, got shape {M.shape}")
-    if not np.all(np.isfinite(M)):
-        raise ValueError("M must contain only finite numbers")
-    if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12):
-        raise ValueError("M must be symmetric")
-    return M
+    Introduced in: chapter 6.
+    """
+    return checks.between("e", e, 0.0, 1.0, "the coefficient of restitution")
 
 
 def _rows(name, A, n):
     """A contact row or a stack of rows as a (k, n) array; a single row may be given as shape (n,)."""
-    try:
-        A = np.asarray(A, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of numbers, got {A!r}") from None
-    if A.ndim == 1:
-        A = A.reshape(1, -1)
-    if A.ndim != 2 or A.shape[1] != n or A.shape[0] == 0:
-        raise ValueError(f"{name} must have shape ({n},) or (k, {n}) to match M of shape ({n}, {n}), "
-                         f"got shape {np.shape(A)}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} must contain only finite numbers")
-    if not np.any(A):
-        raise ValueError(f"{name} must not be all zeros")
+    A = np.asarray(A, dtype=float) if not isinstance(A, np.ndarray) else A
+    if np.ndim(A) == 1:
+        A = np.reshape(A, (1, -1))
+    A = checks.array(name, A, (None, n))
+    if A.shape[0] == 0 or not np.any(A):
+        raise ValueError(f"{name} must hold at least one row that is not all zeros, got {A.tolist()}")
     return A
 
 
@@ -88,10 +65,12 @@ def impact_map_general(M, J, D):
 
         q̇⁺ = [I − M⁻¹ Jᵀ (J M⁻¹ Jᵀ)^# D J] q̇⁻
 
-    The impulse Λ = −(J M⁻¹ Jᵀ)^# D J q̇⁻ gives J q̇⁺ = (I − D) J q̇⁻ whenever
-    J M⁻¹ Jᵀ is invertible: a row with D = 1 + e has its velocity reversed and
-    scaled by e, a row with D = 1 has its velocity stopped. Both maps of the
-    notes are special cases (:func:`impact_map`, :func:`impact_map_friction`).
+    The impulse Λ = −(J M⁻¹ Jᵀ)^# D J q̇⁻ (:func:`impact_impulse`) gives
+    J q̇⁺ = (I − D) J q̇⁻ whenever J M⁻¹ Jᵀ is invertible: a row with D = 1 + e
+    has its velocity reversed and scaled by e, a row with D = 1 has its
+    velocity stopped. Both maps of the notes are special cases
+    (:func:`impact_map`, :func:`impact_map_friction`). The pseudo-inverse
+    ^# is :func:`lib.constraints.pinv_solve`, the one lib uses for multipliers.
 
     Parameters: M (n, n) mass matrix; J (k, n) contact rows; D (k,) factors.
     Returns the (n, n) matrix that multiplies q̇⁻.
@@ -99,13 +78,32 @@ def impact_map_general(M, J, D):
     >>> impact_map_general(np.eye(2), [[0.0, 1.0]], [1.5])
     array([[ 1. ,  0. ],
            [ 0. , -0.5]])
+
+    Introduced in: chapter 6.
     """
-    M = _mass(M)
+    M = checks.square("M", M, symmetric=True)
     J = _rows("J", J, M.shape[0])
-    D = np.diag(_checks.vector("D", D, J.shape[0]))
+    D = checks.vector("D", D, J.shape[0])
     Minv_JT = np.linalg.solve(M, J.T)
-    A = J @ Minv_JT
-    return np.eye(M.shape[0]) - Minv_JT @ np.linalg.pinv(A) @ D @ J
+    return np.eye(M.shape[0]) - Minv_JT @ pinv_solve(J @ Minv_JT, D[:, None] * J)
+
+
+def impact_impulse(M, J, D, v):
+    """The impulse Λ = −(J M⁻¹ Jᵀ)^# D J q̇⁻ (N·s, in the rows of J) of :func:`impact_map_general`, shape (k,).
+
+    q̇⁺ = q̇⁻ + M⁻¹ Jᵀ Λ. A negative normal impulse would pull the bodies
+    together: :func:`lib.hybrid.contact_modes` releases such a contact.
+
+    >>> impact_impulse(np.eye(2), [[0.0, 1.0]], [1.5], [1.0, -2.0])
+    array([3.])
+
+    Introduced in: chapter 6.
+    """
+    M = checks.square("M", M, symmetric=True)
+    J = _rows("J", J, M.shape[0])
+    D = checks.vector("D", D, J.shape[0])
+    v = checks.vector("v", v, M.shape[0])
+    return -pinv_solve(J @ np.linalg.solve(M, J.T), D * (J @ v))
 
 
 def impact_map(M, n, e):
@@ -122,9 +120,9 @@ def impact_map(M, n, e):
 
     Introduced in: chapter 6.
     """
-    M = _mass(M)
+    M = checks.square("M", M, symmetric=True)
     n = _rows("n", n, M.shape[0])
-    e = _restitution(e)
+    e = restitution(e)
     return impact_map_general(M, n, np.full(n.shape[0], 1.0 + e))
 
 
@@ -151,9 +149,9 @@ def impact_map_friction(M, J, e):
 
     Introduced in: chapter 6.
     """
-    M = _mass(M)
+    M = checks.square("M", M, symmetric=True)
     J = _rows("J", J, M.shape[0])
-    e = _restitution(e)
+    e = restitution(e)
     D = np.ones(J.shape[0])
     D[0] = 1.0 + e
     return impact_map_general(M, J, D)
@@ -165,11 +163,10 @@ def contact_impulse(M, n, v, e):
     >>> contact_impulse(np.eye(2), [0.0, 1.0], [1.0, -2.0], e=1.0)
     array([4.])
     """
-    M = _mass(M)
+    M = checks.square("M", M, symmetric=True)
     n = _rows("n", n, M.shape[0])
-    v = _checks.vector("v", v, M.shape[0])
-    e = _restitution(e)
-    return -(1.0 + e) * np.linalg.pinv(n @ np.linalg.solve(M, n.T)) @ (n @ v)
+    e = restitution(e)
+    return impact_impulse(M, n, np.full(n.shape[0], 1.0 + e), v)
 
 
 def post_impact_velocity(M, n, v, e):
@@ -178,8 +175,8 @@ def post_impact_velocity(M, n, v, e):
     >>> post_impact_velocity(np.eye(2), [0.0, 1.0], [1.0, -2.0], e=0.5)
     array([1., 1.])
     """
-    M = _mass(M)
-    v = _checks.vector("v", v, M.shape[0])
+    M = checks.square("M", M, symmetric=True)
+    v = checks.vector("v", v, M.shape[0])
     return impact_map(M, n, e) @ v
 
 
@@ -194,6 +191,10 @@ class CoulombImpact:
     "Solved (inside the cone)" when the impulse without the cone constraint
     already lies in the cone (computed in closed form), or "no impact" when
     the bodies were already separating.
+
+    >>> out = coulomb_impact(np.eye(2), [[0.0, 1.0], [1.0, 0.0]], [1.0, -1.0], e=0.0, mu=np.inf)
+    >>> out.v_plus.round(12) + 0.0, out.sticking, out.status
+    (array([0., 0.]), True, 'Solved (inside the cone)')
     """
 
     v_plus: np.ndarray
@@ -229,17 +230,12 @@ def coulomb_impact(M, J, v, e, mu):
 
     Introduced in: chapter 6.
     """
-    M = _mass(M)
+    M = checks.square("M", M, symmetric=True)
     nq = M.shape[0]
     J = _rows("J", J, nq)
-    v = _checks.vector("v", v, nq)
-    e = _restitution(e)
-    try:
-        mu = float(mu)
-    except (TypeError, ValueError):
-        raise ValueError(f"mu must be a number >= 0 (or np.inf), got {mu!r}") from None
-    if np.isnan(mu) or mu < 0:
-        raise ValueError(f"mu must be a number >= 0 (or np.inf), got {mu!r}")
+    v = checks.vector("v", v, nq)
+    e = restitution(e)
+    mu = np.inf if mu == np.inf else checks.nonnegative("mu", mu)
     k, d = J.shape[0], J.shape[0] - 1
     w = J @ v
     if w[0] >= 0.0:
@@ -345,17 +341,12 @@ class SpinningBall(PlanarBody):
     array([-0.2,  2.4,  2. ])
     """
 
-    m: float = 1.0
-    r: float = 0.1
-    g: float = 9.81
-    k: float = 2.0 / 3.0
     n = 3
 
-    def __post_init__(self):
-        _checks.positive("m", self.m)
-        _checks.positive("r", self.r)
-        _checks.finite("g", self.g)
-        _checks.positive("k", self.k)
+    m: checks.Positive = 1.0
+    r: checks.Positive = 0.1
+    g: checks.Finite = 9.81
+    k: checks.Positive = 2.0 / 3.0
 
     def rotational_inertia(self):
         """I = k m r² (k = 2/3 hollow, 2/5 solid)."""
@@ -370,11 +361,11 @@ class SpinningBall(PlanarBody):
         >>> SpinningBall(r=0.25).signed_distance([0.0, 1.0, 3.0])
         0.75
         """
-        return float(_checks.vector("q", q, 3)[1] - self.r)
+        return float(checks.vector("q", q, 3)[1] - self.r)
 
     def contact_jacobian(self, q):
         """J = [n; t] = [[0, 1, 0], [1, 0, r]], shape (2, 3)."""
-        _checks.vector("q", q, 3)
+        checks.vector("q", q, 3)
         return np.array([[0.0, 1.0, 0.0], [1.0, 0.0, self.r]])
 
     def impact_matrix(self, e):

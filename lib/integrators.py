@@ -19,15 +19,21 @@ Introduced in: chapter 10.
 
 import numpy as np
 
-from . import _checks
+from . import checks
 from .system import Trajectory
 
 
 def _steps(h, steps):
-    h = _checks.positive("h", h)
-    if int(steps) != steps or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
-    return h, int(steps)
+    return checks.positive("h", h), checks.count("steps", steps)
+
+
+def _ode_arrays(x0, h, steps, t0):
+    """Checked (h, steps), the times t_k = t0 + k h and the array X, shape (steps+1, d), with x0 in row 0."""
+    h, steps = _steps(h, steps)
+    x = np.atleast_1d(np.asarray(x0, dtype=float))
+    X = np.empty((steps + 1, x.size))
+    X[0] = x
+    return h, steps, checks.finite("t0", t0) + h * np.arange(steps + 1), X
 
 
 def explicit_euler(f, x0, h, steps, t0=0.0):
@@ -39,11 +45,7 @@ def explicit_euler(f, x0, h, steps, t0=0.0):
 
     Introduced in: chapter 10.
     """
-    h, steps = _steps(h, steps)
-    x = np.atleast_1d(np.asarray(x0, dtype=float))
-    t = _checks.finite("t0", t0) + h * np.arange(steps + 1)
-    X = np.empty((steps + 1, x.size))
-    X[0] = x
+    h, steps, t, X = _ode_arrays(x0, h, steps, t0)
     for k in range(steps):
         X[k + 1] = X[k] + h * np.asarray(f(t[k], X[k]), dtype=float)
     return t, X
@@ -61,11 +63,7 @@ def rk4(f, x0, h, steps, t0=0.0):
 
     Introduced in: chapter 10.
     """
-    h, steps = _steps(h, steps)
-    x = np.atleast_1d(np.asarray(x0, dtype=float))
-    t = _checks.finite("t0", t0) + h * np.arange(steps + 1)
-    X = np.empty((steps + 1, x.size))
-    X[0] = x
+    h, steps, t, X = _ode_arrays(x0, h, steps, t0)
     F = lambda t, x: np.asarray(f(t, x), dtype=float)  # noqa: E731
     for k in range(steps):
         tk, xk = t[k], X[k]
@@ -135,7 +133,43 @@ def stormer_verlet(force, velocity, q0, p0, h, steps):
 
 
 METHODS = ("euler", "rk4", "symplectic_euler", "verlet")
-"""The methods :func:`integrate` knows."""
+"""The methods :func:`integrate` and :func:`integrate_fixed_step` know."""
+
+# Earlier spellings of a method, still understood.
+_SPELLINGS = {"symplectic euler": "symplectic_euler"}
+
+
+def _method(method):
+    method = _SPELLINGS.get(method, method)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    return method
+
+
+def _march(accel, q, v, h, steps, method, t0=0.0):
+    """``steps`` fixed steps h of q̇ = v, v̇ = accel(t, q, v) by a checked ``method``; (t, Q, V).
+
+    "euler" and "rk4" treat x = (q, v) as one ODE (:func:`explicit_euler`,
+    :func:`rk4`); "symplectic_euler" updates v, then q with the new v;
+    "verlet" is velocity Verlet.
+    """
+    n = q.size
+    if method in ("euler", "rk4"):
+        rhs = lambda t, x: np.concatenate([x[n:], accel(t, x[:n], x[n:])])  # noqa: E731
+        t, X = (explicit_euler if method == "euler" else rk4)(rhs, np.concatenate([q, v]), h, steps, t0)
+        return t, X[:, :n], X[:, n:]
+    t = t0 + h * np.arange(steps + 1)
+    Q, V = np.empty((steps + 1, n)), np.empty((steps + 1, n))
+    Q[0], V[0] = q, v
+    for k in range(steps):
+        if method == "symplectic_euler":
+            V[k + 1] = V[k] + h * accel(t[k], Q[k], V[k])
+            Q[k + 1] = Q[k] + h * V[k + 1]
+        else:
+            v_half = V[k] + h / 2 * accel(t[k], Q[k], V[k])
+            Q[k + 1] = Q[k] + h * v_half
+            V[k + 1] = v_half + h / 2 * accel(t[k + 1], Q[k + 1], v_half)
+    return t, Q, V
 
 
 def integrate(system, q0, v0, h, steps, method="rk4", u=None):
@@ -155,34 +189,39 @@ def integrate(system, q0, v0, h, steps, method="rk4", u=None):
 
     Introduced in: chapter 10.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    method = _method(method)
     h, steps = _steps(h, steps)
     if getattr(system, "nq", system.n) != system.n:
         raise ValueError("system must have q̇ = v (as many positions as velocities); use its own simulate()")
-    q, v = system._state(q0, v0)
-    n = system.n
-    policy = u if callable(u) else (lambda t, q, v, _u=system._input(u): _u)
+    q, v = system.check_state(q0, v0)
+    policy = system.input_policy(u)
+    return Trajectory(*_march(lambda t, q, v: system.forward_dynamics(q, v, policy(t, q, v)), q, v, h, steps,
+                              method))
 
-    def accel(t, q, v):
-        return system.forward_dynamics(q, v, policy(t, q, v))
 
-    if method in ("euler", "rk4"):
-        rhs = lambda t, x: np.concatenate([x[n:], accel(t, x[:n], x[n:])])  # noqa: E731
-        t, X = (explicit_euler if method == "euler" else rk4)(rhs, np.concatenate([q, v]), h, steps)
-        return Trajectory(t, X[:, :n], X[:, n:])
-    t = h * np.arange(steps + 1)
-    Q, V = np.empty((steps + 1, n)), np.empty((steps + 1, n))
-    Q[0], V[0] = q, v
-    for k in range(steps):
-        if method == "symplectic_euler":
-            V[k + 1] = V[k] + h * accel(t[k], Q[k], V[k])
-            Q[k + 1] = Q[k] + h * V[k + 1]
-        else:
-            v_half = V[k] + h / 2 * accel(t[k], Q[k], V[k])
-            Q[k + 1] = Q[k] + h * v_half
-            V[k + 1] = v_half + h / 2 * accel(t[k + 1], Q[k + 1], v_half)
-    return Trajectory(t, Q, V)
+def integrate_fixed_step(accel, q0, v0, t_final, h, method="rk4"):
+    """Integrate q̇ = v, v̇ = accel(t, q, v) over [0, t_final] with a fixed step h; (t, q, v) at every step.
+
+    ``method`` as in :func:`integrate` ("rk4", "euler", "symplectic_euler",
+    "verlet"). The last step is shortened to land on t_final. This is how
+    :func:`lib.constraints.simulate_constrained` steps a constrained system.
+
+    >>> t, q, v = integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], np.pi, 0.01)
+    >>> round(float(q[-1, 0]), 6), float(t[-1]) == np.pi
+    (-1.0, True)
+
+    Introduced in: chapter 4.
+    """
+    q = np.array(q0, dtype=float).reshape(-1)
+    v = np.array(v0, dtype=float).reshape(-1)
+    t_final = checks.positive("t_final", t_final)
+    h = checks.positive("h", h)
+    method = _method(method)
+    steps = int(np.ceil(t_final / h - 1e-9))
+    t, Q, V = _march(accel, q, v, h, steps - 1, method) if steps > 1 else (np.zeros(1), q[None], v[None])
+    t_last = (steps - 1) * h
+    _, q_end, v_end = _march(accel, Q[-1], V[-1], min(h, t_final - t_last), 1, method, t_last)
+    return np.append(t, t_final), np.vstack([Q, q_end[-1:]]), np.vstack([V, v_end[-1:]])
 
 
 def energy_error(system, traj):

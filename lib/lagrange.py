@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from . import _checks
+from . import checks
 from .system import ManipulatorSystem
 
 
@@ -77,7 +77,13 @@ def christoffel_coriolis(M, q, qd):
 
 @dataclass(frozen=True)
 class ManipulatorForm:
-    """Symbolic M(q), C(q, q̇), tau_g(q) (sympy Matrices) in the symbols q, qd."""
+    """Symbolic M(q), C(q, q̇), tau_g(q) (sympy Matrices) in the symbols q, qd.
+
+    >>> th, thd = sp.symbols("theta thetad")
+    >>> form = manipulator_form(thd**2 / 2, -9.81 * sp.cos(th), [th], [thd])
+    >>> form.M, form.C, form.q
+    (Matrix([[1]]), Matrix([[0]]), (theta,))
+    """
 
     M: sp.Matrix
     C: sp.Matrix
@@ -137,22 +143,22 @@ class SymbolicSystem(ManipulatorSystem):
         return np.array(f(list(q), list(v)), dtype=float)
 
     def mass_matrix(self, q):
-        q = _checks.vector("q", q, self.n)
+        q = checks.vector("q", q, self.n)
         return self._eval(self._M, q, np.zeros(self.n))
 
     def coriolis_matrix(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return self._eval(self._C, q, v)
 
     def gravity_vector(self, q):
-        q = _checks.vector("q", q, self.n)
+        q = checks.vector("q", q, self.n)
         return self._eval(self._tau_g, q, np.zeros(self.n)).reshape(self.n)
 
     def input_matrix(self):
         return self._B
 
     def kinetic_energy(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         if self._T is None:
             return super().kinetic_energy(q, v)
         return float(self._T(list(q), list(v)))
@@ -160,7 +166,7 @@ class SymbolicSystem(ManipulatorSystem):
     def potential_energy(self, q):
         if self._U is None:
             raise ValueError("this system was built without U; pass U= to SymbolicSystem")
-        q = _checks.vector("q", q, self.n)
+        q = checks.vector("q", q, self.n)
         return float(self._U(list(q), [0.0] * self.n))
 
 
@@ -302,7 +308,7 @@ def mass_matrix_rate(system, q, v, eps=1e-6):
 
     Introduced in: chapter 3.
     """
-    q, v = system._state(q, v)
+    q, v = system.check_state(q, v)
     return (system.mass_matrix(q + eps * v) - system.mass_matrix(q - eps * v)) / (2 * eps)
 
 
@@ -335,14 +341,10 @@ def energy_balance(system, traj, u=None):
 
     Introduced in: chapter 3.
     """
-    if callable(u):
-        policy = u
-    else:
-        u_const = system._input(u)
-        policy = lambda t, q, v: u_const  # noqa: E731
+    policy = system.input_policy(u)
     B = system.input_matrix()
     E = np.array([system.energy(q, v) for q, v in zip(traj.q, traj.v)])
-    power = np.array([v @ (B @ system._input(policy(t, q, v)) + system.external_force(q, v))
+    power = np.array([v @ (B @ system.check_input(policy(t, q, v)) + system.external_force(q, v))
                       for t, q, v in zip(traj.t, traj.q, traj.v)])
     work = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(traj.t))])
     return E - E[0] - work
@@ -351,7 +353,13 @@ def energy_balance(system, traj, u=None):
 # --- chapter 10: the Hamiltonian form, virtual work, d'Alembert, the action ---
 @dataclass(frozen=True)
 class HamiltonianForm:
-    """Symbolic Hamiltonian H(q, p), q̇ = M⁻¹ p, ṗ = c_H + tau_g (add B u for inputs), and c_H."""
+    """Symbolic Hamiltonian H(q, p), q̇ = M⁻¹ p, ṗ = c_H + tau_g (add B u for inputs), and c_H.
+
+    >>> th, thd = sp.symbols("theta thetad")
+    >>> U = -9.81 * sp.cos(th)
+    >>> hamiltonian_form(manipulator_form(thd**2 / 2, U, [th], [thd]), U).H
+    p1**2/2 - 9.81*cos(theta)
+    """
 
     H: sp.Expr
     qdot: sp.Matrix
@@ -403,7 +411,7 @@ def momentum(system, q, v):
 
     Introduced in: chapter 10.
     """
-    q, v = system._state(q, v)
+    q, v = system.check_state(q, v)
     return system.mass_matrix(q) @ v
 
 
@@ -416,7 +424,7 @@ def hamiltonian(system, q, p):
 
     Introduced in: chapter 10.
     """
-    q, p = system._state(q, p)
+    q, p = system.check_state(q, p)
     return float(0.5 * p @ np.linalg.solve(system.mass_matrix(q), p) + system.potential_energy(q))
 
 
@@ -434,7 +442,7 @@ def hamiltonian_dynamics(system, q, p, u=None, eps=1e-6):
 
     Introduced in: chapter 10.
     """
-    q, p = system._state(q, p)
+    q, p = system.check_state(q, p)
     qdot = np.linalg.solve(system.mass_matrix(q), p)
     c_H = np.zeros(system.n)
     for k in range(system.n):
@@ -442,7 +450,7 @@ def hamiltonian_dynamics(system, q, p, u=None, eps=1e-6):
         dq[k] = eps
         dM = (system.mass_matrix(q + dq) - system.mass_matrix(q - dq)) / (2 * eps)
         c_H[k] = 0.5 * qdot @ dM @ qdot
-    pdot = c_H + system.gravity_vector(q) + system.input_matrix() @ system._input(u) + system.external_force(q, qdot)
+    pdot = c_H + system.gravity_vector(q) + system.input_matrix() @ system.check_input(u) + system.external_force(q, qdot)
     return qdot, pdot
 
 
@@ -458,8 +466,8 @@ def inertia_force(system, q, v, vdot):
 
     Introduced in: chapter 10.
     """
-    q, v = system._state(q, v)
-    vdot = _checks.vector("vdot", vdot, system.n)
+    q, v = system.check_state(q, v)
+    vdot = checks.vector("vdot", vdot, system.n)
     return -(system.mass_matrix(q) @ vdot + system.coriolis_matrix(q, v) @ v)
 
 
@@ -479,8 +487,8 @@ def static_equilibrium(system, q0, u=None):
     """
     from scipy.optimize import minimize
 
-    q0 = _checks.vector("q0", q0, system.n)
-    Bu = system.input_matrix() @ system._input(u)
+    q0 = checks.vector("q0", q0, system.n)
+    Bu = system.input_matrix() @ system.check_input(u)
     res = minimize(lambda q: system.potential_energy(q) - q @ Bu, q0,
                    jac=lambda q: -(system.gravity_vector(q) + Bu), method="BFGS", options={"gtol": 1e-12})
     return res.x

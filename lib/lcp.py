@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
+from . import checks
 
 SOLVED = "solved"
 RAY_TERMINATION = "ray termination"
@@ -97,7 +97,7 @@ def check_lcp(M, q):
         raise ValueError(f"M must be a square matrix, got shape {M.shape}")
     if not np.isfinite(M).all():
         raise ValueError("M must contain only finite numbers (found NaN or inf)")
-    q = _checks.vector("q", q, M.shape[0])
+    q = checks.vector("q", q, M.shape[0])
     return M, q
 
 
@@ -109,6 +109,10 @@ class Certificate:
 
     ``min_w`` and ``min_z`` should be ≥ 0, ``complementarity`` = |wᵀz| and
     ``residual`` = max |w − (q + M z)| should be 0.
+
+    >>> cert = complementarity_certificate([[2.0]], [-1.0], [0.5])
+    >>> cert.min_w, cert.complementarity, cert.holds()
+    (0.0, 0.0, True)
     """
 
     min_w: float
@@ -137,12 +141,12 @@ def complementarity_certificate(M, q, z, w=None):
     False
     """
     M, q = check_lcp(M, q)
-    z = _checks.vector("z", z, len(q))
+    z = checks.vector("z", z, len(q))
     w_from_z = q + M @ z
     if w is None:
         w = w_from_z
     else:
-        w = _checks.vector("w", w, len(q))
+        w = checks.vector("w", w, len(q))
     return Certificate(min_w=float(w.min()), min_z=float(z.min()), complementarity=float(abs(w @ z)),
                        residual=float(np.max(np.abs(w - w_from_z))))
 
@@ -155,6 +159,10 @@ class PivotStep:
 
     ``basis[i]`` names the basic variable of tableau row i and ``values[i]``
     its value after the pivot.
+
+    >>> step = lemke([[2.0]], [-1.0], trace=True).trace[0]
+    >>> step.iteration, step.entering, step.leaving
+    (1, 'z0', 'w1')
     """
 
     iteration: int
@@ -171,6 +179,10 @@ class LCPResult:
     ``z`` and ``w`` are arrays only when ``status == "solved"``; otherwise they
     are ``None`` and ``reason`` says what happened. ``trace`` holds the
     :class:`PivotStep` list when a trace was asked for.
+
+    >>> res = lemke([[2.0]], [-1.0])
+    >>> res.solved, res.z, res.w
+    (True, array([0.5]), array([0.]))
     """
 
     z: np.ndarray | None
@@ -287,7 +299,7 @@ def lemke(M, q, d=None, max_iter=None, trace=False, tol=1e-12, restarts=0, ties=
     """
     M, q = check_lcp(M, q)
     n = len(q)
-    d = np.ones(n) if d is None else _checks.vector("d", d, n)
+    d = np.ones(n) if d is None else checks.vector("d", d, n)
     if d.min() <= 0:
         raise ValueError(f"d must be a vector of positive numbers, got {d}")
     max_iter = 50 * (n + 1) if max_iter is None else int(max_iter)
@@ -494,6 +506,11 @@ class BatchLCPResult:
     """Solutions of a stack of LCPs: z, w of shape (..., n) and ``solved`` of shape (...).
 
     Rows that could not be solved hold NaN in z and w.
+
+    >>> res = lcp_batch([[2.0]], [[-1.0], [1.0]])
+    >>> res.z, res.solved
+    (array([[0.5],
+           [0. ]]), array([ True,  True]))
     """
 
     z: np.ndarray
@@ -597,7 +614,7 @@ def qp_to_lcp(Q, c, A=None, b=None):
         raise ValueError(f"A must have shape (k, {len(c)}), got shape {A.shape}")
     if not np.all(np.isfinite(A)):
         raise ValueError("A must contain only finite numbers (found NaN or inf)")
-    b = _checks.vector("b", b, A.shape[0])
+    b = checks.vector("b", b, A.shape[0])
     k = A.shape[0]
     M = np.block([[Q, -A.T], [A, np.zeros((k, k))]])
     return M, np.concatenate([c, -b])

@@ -19,12 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from scipy.integrate import solve_ivp
 
-from . import _checks
+from . import checks
 from .lagrange import manipulator_form_fast
 from .rigid_body import check_inertia, skew
-from .system import ManipulatorSystem, Trajectory
+from .system import ManipulatorSystem, Trajectory, solve_sampled
 
 
 # --- the PR robot (notes 003, "Dynamic model of a PR robot") -----------------
@@ -57,27 +56,26 @@ class PRRobot(ManipulatorSystem):
     Introduced in: chapter 3.
     """
 
-    m1: float = 1.0
-    m2: float = 1.0
-    d_c1: float = 0.25
-    d_c2: float = 0.5
-    I_c2: float = 0.1
-    gravity: tuple = (0.0, 0.0)
     n = 2
 
+    m1: checks.Positive = 1.0
+    m2: checks.Positive = 1.0
+    d_c1: checks.Finite = 0.25
+    d_c2: checks.Positive = 0.5
+    I_c2: checks.Positive = 0.1
+    gravity: tuple = (0.0, 0.0)
+
     def __post_init__(self):
-        for name in ("m1", "m2", "d_c2", "I_c2"):
-            _checks.positive(name, getattr(self, name))
-        _checks.finite("d_c1", self.d_c1)
-        object.__setattr__(self, "gravity", tuple(_checks.vector("gravity", self.gravity, 2)))
+        super().__post_init__()
+        object.__setattr__(self, "gravity", tuple(checks.vector("gravity", self.gravity, 2)))
 
     def mass_matrix(self, q):
-        q = _checks.vector("q", q, 2)
+        q = checks.vector("q", q, 2)
         m12 = -self.m2 * self.d_c2 * np.sin(q[1])
         return np.array([[self.m1 + self.m2, m12], [m12, self.I_c2 + self.m2 * self.d_c2**2]])
 
     def coriolis_matrix(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return np.array([[0.0, -self.m2 * self.d_c2 * np.cos(q[1]) * v[1]], [0.0, 0.0]])
 
     def coriolis_matrix_family(self, q, v, alpha=0.0, beta=0.0):
@@ -86,13 +84,13 @@ class PRRobot(ManipulatorSystem):
         α = β = 0 is the Christoffel matrix, the only member of the family
         with Ṁ − 2S skew-symmetric.
         """
-        q, v = self._state(q, v)
-        alpha, beta = _checks.finite("alpha", alpha), _checks.finite("beta", beta)
+        q, v = self.check_state(q, v)
+        alpha, beta = checks.finite("alpha", alpha), checks.finite("beta", beta)
         N = np.array([[alpha * v[1], -alpha * v[0]], [beta * v[1], -beta * v[0]]])
         return self.coriolis_matrix(q, v) + N
 
     def gravity_vector(self, q):
-        q = _checks.vector("q", q, 2)
+        q = checks.vector("q", q, 2)
         gx, gy = self.gravity
         return np.array([(self.m1 + self.m2) * gx,
                          self.m2 * self.d_c2 * (-np.sin(q[1]) * gx + np.cos(q[1]) * gy)])
@@ -102,13 +100,13 @@ class PRRobot(ManipulatorSystem):
 
     def com_positions(self, q):
         """p_c1 = (q1 − d_c1, 0, 0) and p_c2 = (q1 + d_c2 c2, d_c2 s2, 0), shape (2, 3)."""
-        q = _checks.vector("q", q, 2)
+        q = checks.vector("q", q, 2)
         return np.array([[q[0] - self.d_c1, 0.0, 0.0],
                          [q[0] + self.d_c2 * np.cos(q[1]), self.d_c2 * np.sin(q[1]), 0.0]])
 
     def com_jacobians(self, q):
         """The partial Jacobians (J_L1, J_L2), (J_A1, J_A2), each (3, 2): v_ci = J_Li q̇, ω_i = J_Ai q̇."""
-        q = _checks.vector("q", q, 2)
+        q = checks.vector("q", q, 2)
         s2, c2 = np.sin(q[1]), np.cos(q[1])
         J_L1 = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
         J_L2 = np.array([[1.0, -self.d_c2 * s2], [0.0, self.d_c2 * c2], [0.0, 0.0]])
@@ -118,7 +116,7 @@ class PRRobot(ManipulatorSystem):
 
     def kinetic_energy(self, q, v):
         """T = ½ m1 q̇1² + ½ m2 (q̇1² + d_c2² q̇2² − 2 d_c2 s2 q̇1 q̇2) + ½ I_c2 q̇2² (notes 003)."""
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         d = self.d_c2
         return float(0.5 * self.m1 * v[0] ** 2
                      + 0.5 * self.m2 * (v[0] ** 2 + d**2 * v[1] ** 2 - 2 * d * np.sin(q[1]) * v[0] * v[1])
@@ -134,7 +132,12 @@ class PRRobot(ManipulatorSystem):
 # --- the planar n-link chain, symbolically -------------------------------------
 @dataclass(frozen=True)
 class ChainSymbols:
-    """The sympy symbols of an n-link planar chain: joint angles, rates, accelerations and link parameters."""
+    """The sympy symbols of an n-link planar chain: joint angles, rates, accelerations and link parameters.
+
+    >>> s = chain_symbols(2)
+    >>> s.q, s.g
+    ((q1, q2), g)
+    """
 
     q: tuple
     qd: tuple
@@ -209,7 +212,6 @@ def planar_chain_energies(n):
     return T, U, s
 
 
-@functools.lru_cache(maxsize=None)
 def planar_chain_form(n):
     """The manipulator form (M, C from Christoffel symbols, tau_g) of an n-link planar chain, cached.
 
@@ -222,18 +224,28 @@ def planar_chain_form(n):
 
     Introduced in: chapter 3.
     """
+    return _chain_form(n)
+
+
+@functools.lru_cache(maxsize=None)
+def _chain_form(n):
+    # cached apart from planar_chain_form, so that lib.homework.without_lib can switch that one off
     T, U, s = planar_chain_energies(n)
     return manipulator_form_fast(T, U, s.q, s.qd), T, U, s
 
 
-@functools.lru_cache(maxsize=None)
+_CHAINS = {}  # n -> the compiled functions of the n-link chain (lib.homework switches them off by name)
+
+
 def _compiled_chain(n):
     """M, C, tau_g, T, U of the n-link chain as numpy functions f(q, qd, params), compiled once per n."""
-    form, T, U, s = planar_chain_form(n)
-    args = [list(s.q), list(s.qd), list(s.params)]
-    compile_ = lambda e: sp.lambdify(args, e, "numpy", cse=True)  # noqa: E731
-    return {"M": compile_(form.M), "C": compile_(form.C), "tau_g": compile_(form.tau_g),
-            "T": compile_(T), "U": compile_(U)}
+    if n not in _CHAINS:
+        form, T, U, s = planar_chain_form(n)
+        args = [list(s.q), list(s.qd), list(s.params)]
+        compile_ = lambda e: sp.lambdify(args, e, "numpy", cse=True)  # noqa: E731
+        _CHAINS[n] = {"M": compile_(form.M), "C": compile_(form.C), "tau_g": compile_(form.tau_g),
+                      "T": compile_(T), "U": compile_(U)}
+    return _CHAINS[n]
 
 
 def _link_parameters(m, l, lc, I):
@@ -242,16 +254,16 @@ def _link_parameters(m, l, lc, I):
     if m.ndim != 1 or n < 1:
         raise ValueError(f"m must be a list of link masses, got {m}")
     for i, mi in enumerate(m):
-        _checks.positive(f"m[{i}]", mi)
-    l = _checks.vector("l", l, n)
+        checks.positive(f"m[{i}]", mi)
+    l = checks.vector("l", l, n)
     for i, li in enumerate(l):
-        _checks.positive(f"l[{i}]", li)
-    lc = 0.5 * l if lc is None else _checks.vector("lc", lc, n)
+        checks.positive(f"l[{i}]", li)
+    lc = 0.5 * l if lc is None else checks.vector("lc", lc, n)
     for i, x in enumerate(lc):
-        _checks.positive(f"lc[{i}]", x)
-    I = m * l**2 / 12 if I is None else _checks.vector("I", I, n)
+        checks.positive(f"lc[{i}]", x)
+    I = m * l**2 / 12 if I is None else checks.vector("I", I, n)
     for i, x in enumerate(I):
-        _checks.nonnegative(f"I[{i}]", x)
+        checks.nonnegative(f"I[{i}]", x)
     return m, l, lc, I
 
 
@@ -276,7 +288,7 @@ class PlanarChain(ManipulatorSystem):
 
     def __init__(self, m, l, lc=None, I=None, g=9.81):
         self.m, self.l, self.lc, self.I = _link_parameters(m, l, lc, I)
-        self.g = _checks.finite("g", g)
+        self.g = checks.finite("g", g)
         self.n = self.m.size
         self._params = list(np.concatenate([self.m, self.l, self.lc, self.I, [self.g]]))
         self._f = _compiled_chain(self.n)
@@ -289,26 +301,26 @@ class PlanarChain(ManipulatorSystem):
         return np.array(self._f[key](list(q), list(v), self._params), dtype=float)
 
     def mass_matrix(self, q):
-        q = _checks.vector("q", q, self.n)
+        q = checks.vector("q", q, self.n)
         return self._call("M", q, np.zeros(self.n))
 
     def coriolis_matrix(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return self._call("C", q, v).reshape(self.n, self.n)
 
     def gravity_vector(self, q):
-        q = _checks.vector("q", q, self.n)
+        q = checks.vector("q", q, self.n)
         return self._call("tau_g", q, np.zeros(self.n)).reshape(self.n)
 
     def input_matrix(self):
         return np.eye(self.n)
 
     def kinetic_energy(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return float(self._call("T", q, v))
 
     def potential_energy(self, q):
-        q = _checks.vector("q", q, self.n)
+        q = checks.vector("q", q, self.n)
         return float(self._call("U", q, np.zeros(self.n)))
 
     def positions(self, q):
@@ -322,7 +334,7 @@ class PlanarChain(ManipulatorSystem):
         if q.shape[-1:] != (self.n,):
             raise ValueError(f"q must have shape (..., {self.n}), got shape {q.shape}")
         phi = np.cumsum(q, axis=-1)
-        steps = self.l * np.stack([np.sin(phi), -np.cos(phi)], axis=-1)
+        steps = self.l[:, None] * np.stack([np.sin(phi), -np.cos(phi)], axis=-1)
         zero = np.zeros(q.shape[:-1] + (1, 2))
         return np.concatenate([zero, np.cumsum(steps, axis=-2)], axis=-2)
 
@@ -332,7 +344,7 @@ class PlanarChain(ManipulatorSystem):
 
     def rnea_mass_matrix(self, q):
         """M(q) column by column from Newton–Euler: column j is τ(q, 0, e_j) without gravity."""
-        q = _checks.vector("q", q, self.n)
+        q = checks.vector("q", q, self.n)
         zero = np.zeros(self.n)
         return np.column_stack([self.rnea(q, zero, e, gravity=False) for e in np.eye(self.n)])
 
@@ -366,8 +378,8 @@ def planar_chain_rnea(q, v, vdot, m, l, lc=None, I=None, g=9.81):
     """
     m, l, lc, I = _link_parameters(m, l, lc, I)
     n = m.size
-    q, v, vdot = (_checks.vector(k, x, n) for k, x in (("q", q), ("v", v), ("vdot", vdot)))
-    g = _checks.finite("g", g)
+    q, v, vdot = (checks.vector(k, x, n) for k, x in (("q", q), ("v", v), ("vdot", vdot)))
+    g = checks.finite("g", g)
     phi, omega, alpha = np.cumsum(q), np.cumsum(v), np.cumsum(vdot)
     e = np.stack([np.sin(phi), -np.cos(phi)], axis=1)
     nrm = np.stack([np.cos(phi), np.sin(phi)], axis=1)
@@ -395,8 +407,8 @@ def quaternion_multiply(a, b):
 
     Introduced in: chapter 3.
     """
-    w1, x1, y1, z1 = _checks.vector("a", a, 4)
-    w2, x2, y2, z2 = _checks.vector("b", b, 4)
+    w1, x1, y1, z1 = checks.vector("a", a, 4)
+    w2, x2, y2, z2 = checks.vector("b", b, 4)
     return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
                      w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
                      w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
@@ -420,7 +432,7 @@ def quaternion_to_rotation(quat):
 
 
 def _unit_quaternion(quat, name="q", tol=1e-6):
-    quat = _checks.vector(name, quat, 4)
+    quat = checks.vector(name, quat, 4)
     norm = np.linalg.norm(quat)
     if abs(norm - 1.0) > tol:
         raise ValueError(f"{name} must be a unit quaternion (norm 1), got norm {norm:.6g}")
@@ -457,15 +469,15 @@ class FreeRigidBody(ManipulatorSystem):
     def __repr__(self):
         return f"FreeRigidBody(I_c={self.I_c.tolist()})"
 
-    def _state(self, q, v):
-        return _unit_quaternion(q), _checks.vector("v", v, 3)
+    def check_state(self, q, v):
+        return _unit_quaternion(q), checks.vector("v", v, 3)
 
     def mass_matrix(self, q):
         _unit_quaternion(q)
         return self.I_c.copy()
 
     def coriolis_matrix(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return skew(v) @ self.I_c
 
     def gravity_vector(self, q):
@@ -481,35 +493,30 @@ class FreeRigidBody(ManipulatorSystem):
 
     def qdot(self, q, v):
         """The kinematic map q̇ = N(q) v = ½ q ⊗ (0, ω), shape (4,)."""
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return 0.5 * quaternion_multiply(q, np.concatenate([[0.0], v]))
 
     def angular_momentum(self, q, v):
         """The angular momentum in world axes, R(q) I_c ω: constant without torques."""
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return quaternion_to_rotation(q) @ self.I_c @ v
 
     def simulate(self, q0, v0, t_final, u=None, num=500, rtol=1e-10, atol=1e-10):
-        """Integrate q̇ = ½ q ⊗ (0, ω), ω̇ = I_c⁻¹ (u − ω × I_c ω); the quaternions are renormalized on output.
+        """Integrate q̇ = ½ q ⊗ (0, ω), ω̇ = I_c⁻¹ (u − ω × I_c ω), renormalizing q in every evaluation and on output.
 
         Returns a :class:`lib.system.Trajectory` with q of shape (num, 4) and v of shape (num, 3).
+
+        >>> body = FreeRigidBody(np.diag([1.0, 2.0, 3.0]))
+        >>> traj = body.simulate([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0], np.pi, num=3)
+        >>> traj.q[-1].round(6) + 0.0        # half a turn about z: q = (cos π/2, 0, 0, sin π/2)
+        array([0., 0., 0., 1.])
         """
-        q0, v0 = self._state(q0, v0)
-        t_final = _checks.positive("t_final", t_final)
-        if callable(u):
-            policy = u
-        else:
-            u_const = self._input(u)
-            policy = lambda t, q, v: u_const  # noqa: E731
+        q0, v0 = self.check_state(q0, v0)
+        policy = self.input_policy(u)
 
         def rhs(t, x):
             q, v = x[:4] / np.linalg.norm(x[:4]), x[4:]
             return np.concatenate([self.qdot(q, v), self.forward_dynamics(q, v, policy(t, q, v))])
 
-        t_eval = np.linspace(0.0, t_final, int(num))
-        sol = solve_ivp(rhs, (0.0, t_final), np.concatenate([q0, v0]), method="DOP853",
-                        t_eval=t_eval, rtol=rtol, atol=atol)
-        if not sol.success:
-            raise RuntimeError(f"integration failed: {sol.message}")
-        q = sol.y[:4].T
-        return Trajectory(sol.t, q / np.linalg.norm(q, axis=1, keepdims=True), sol.y[4:].T)
+        t, x = solve_sampled(rhs, np.concatenate([q0, v0]), t_final, num, rtol=rtol, atol=atol)
+        return Trajectory(t, x[:, :4] / np.linalg.norm(x[:, :4], axis=1, keepdims=True), x[:, 4:])

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _checks
+from . import checks
 from .system import ManipulatorSystem
 
 
@@ -30,39 +30,34 @@ class SimplePendulum(ManipulatorSystem):
     -4.905
     """
 
-    m: float = 1.0
-    l: float = 1.0
-    g: float = 9.81
-    b: float = 0.0
     n = 1
 
-    def __post_init__(self):
-        _checks.positive("m", self.m)
-        _checks.positive("l", self.l)
-        _checks.finite("g", self.g)
-        _checks.nonnegative("b", self.b)
+    m: checks.Positive = 1.0
+    l: checks.Positive = 1.0
+    g: checks.Finite = 9.81
+    b: checks.Nonnegative = 0.0
 
     def mass_matrix(self, q):
-        _checks.vector("q", q, 1)
+        checks.vector("q", q, 1)
         return np.array([[self.m * self.l**2]])
 
     def coriolis_matrix(self, q, v):
-        self._state(q, v)
+        self.check_state(q, v)
         return np.zeros((1, 1))
 
     def gravity_vector(self, q):
-        q = _checks.vector("q", q, 1)
+        q = checks.vector("q", q, 1)
         return np.array([-self.m * self.g * self.l * np.sin(q[0])])
 
     def input_matrix(self):
         return np.eye(1)
 
     def external_force(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return -self.b * v
 
     def potential_energy(self, q):
-        q = _checks.vector("q", q, 1)
+        q = checks.vector("q", q, 1)
         return -self.m * self.g * self.l * np.cos(q[0])
 
 
@@ -87,20 +82,16 @@ class DoublePendulum(ManipulatorSystem):
     array([-0., -0.])
     """
 
-    m1: float = 1.0
-    m2: float = 1.0
-    l1: float = 1.0
-    l2: float = 1.0
-    g: float = 9.81
     n = 2
 
-    def __post_init__(self):
-        for name in ("m1", "m2", "l1", "l2"):
-            _checks.positive(name, getattr(self, name))
-        _checks.finite("g", self.g)
+    m1: checks.Positive = 1.0
+    m2: checks.Positive = 1.0
+    l1: checks.Positive = 1.0
+    l2: checks.Positive = 1.0
+    g: checks.Finite = 9.81
 
     def mass_matrix(self, q):
-        q = _checks.vector("q", q, 2)
+        q = checks.vector("q", q, 2)
         m1, m2, l1, l2 = self.m1, self.m2, self.l1, self.l2
         c2 = np.cos(q[1])
         off = m2 * l2**2 + m2 * l1 * l2 * c2
@@ -108,13 +99,13 @@ class DoublePendulum(ManipulatorSystem):
                          [off, m2 * l2**2]])
 
     def coriolis_matrix(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         k = self.m2 * self.l1 * self.l2 * np.sin(q[1])
         return np.array([[0.0, -k * (2 * v[0] + v[1])],
                          [0.5 * k * (2 * v[0] + v[1]), -0.5 * k * v[0]]])
 
     def gravity_vector(self, q):
-        q = _checks.vector("q", q, 2)
+        q = checks.vector("q", q, 2)
         s1, s12 = np.sin(q[0]), np.sin(q[0] + q[1])
         return -self.g * np.array([(self.m1 + self.m2) * self.l1 * s1 + self.m2 * self.l2 * s12,
                                    self.m2 * self.l2 * s12])
@@ -129,21 +120,21 @@ class DoublePendulum(ManipulatorSystem):
         array([[ 0., -1.],
                [ 0., -2.]])
         """
-        q = _checks.vector("q", q, 2)
+        q = checks.vector("q", q, 2)
         p1 = self.l1 * np.array([np.sin(q[0]), -np.cos(q[0])])
         p2 = p1 + self.l2 * np.array([np.sin(q[0] + q[1]), -np.cos(q[0] + q[1])])
         return np.array([p1, p2])
 
     def kinetic_energy(self, q, v):
         """T = ½(m1+m2) l1² θ̇1² + ½ m2 l2² (θ̇1+θ̇2)² + m2 l1 l2 θ̇1 (θ̇1+θ̇2) c2."""
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         m1, m2, l1, l2 = self.m1, self.m2, self.l1, self.l2
         return (0.5 * (m1 + m2) * l1**2 * v[0] ** 2 + 0.5 * m2 * l2**2 * (v[0] + v[1]) ** 2
                 + m2 * l1 * l2 * v[0] * (v[0] + v[1]) * np.cos(q[1]))
 
     def potential_energy(self, q):
         """U = −(m1+m2) g l1 c1 − m2 g l2 c12."""
-        q = _checks.vector("q", q, 2)
+        q = checks.vector("q", q, 2)
         return (-(self.m1 + self.m2) * self.g * self.l1 * np.cos(q[0])
                 - self.m2 * self.g * self.l2 * np.cos(q[0] + q[1]))
 
@@ -173,25 +164,21 @@ class ActuatedPendulum(ManipulatorSystem):
     0.02
     """
 
-    I: float = 1.0
-    m: float = 1.0
-    d: float = 0.5
-    n_r: float = 1.0
-    b_l: float = 0.0
-    b_m: float = 0.0
-    l: float = 1.0
-    F_x: float = 0.0
-    g0: float = 9.81
-    side: str = "link"
     n = 1
 
+    I: checks.Positive = 1.0
+    m: checks.Positive = 1.0
+    d: checks.Positive = 0.5
+    n_r: checks.Positive = 1.0
+    b_l: checks.Nonnegative = 0.0
+    b_m: checks.Nonnegative = 0.0
+    l: checks.Positive = 1.0
+    F_x: checks.Finite = 0.0
+    g0: checks.Finite = 9.81
+    side: str = "link"
+
     def __post_init__(self):
-        for name in ("I", "m", "d", "n_r", "l"):
-            _checks.positive(name, getattr(self, name))
-        _checks.nonnegative("b_l", self.b_l)
-        _checks.nonnegative("b_m", self.b_m)
-        _checks.finite("F_x", self.F_x)
-        _checks.finite("g0", self.g0)
+        super().__post_init__()
         if self.side not in ("link", "motor"):
             raise ValueError(f"side must be 'link' or 'motor', got {self.side!r}")
 
@@ -207,14 +194,14 @@ class ActuatedPendulum(ManipulatorSystem):
 
     def link_angle(self, q):
         """θ from the coordinate q (θ itself, or θ_m / n_r on the motor side)."""
-        return _checks.vector("q", q, 1)[0] / self._scale()
+        return checks.vector("q", q, 1)[0] / self._scale()
 
     def mass_matrix(self, q):
-        _checks.vector("q", q, 1)
+        checks.vector("q", q, 1)
         return np.array([[self.I / self._scale() ** 2]])
 
     def coriolis_matrix(self, q, v):
-        self._state(q, v)
+        self.check_state(q, v)
         return np.zeros((1, 1))
 
     def gravity_vector(self, q):
@@ -225,7 +212,7 @@ class ActuatedPendulum(ManipulatorSystem):
         return np.array([[self.n_r / self._scale()]])
 
     def external_force(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         k = self._scale()
         friction = -(self.b_l + self.b_m * self.n_r**2) / k**2 * v
         load = self.l * np.cos(self.link_angle(q)) * self.F_x / k

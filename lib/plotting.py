@@ -1,10 +1,12 @@
 """Figures and animations for the chapters.
 
 Numeric code elsewhere in :mod:`lib` never draws; the chapters call these
-helpers instead. Animations are rendered frame by frame with matplotlib's
-``FuncAnimation`` and embedded as a self-contained HTML/JavaScript player
-(``to_jshtml``): the frames are PNG images inside the page, so the player works
-in the static website with no server and nothing loaded from a CDN.
+helpers instead. Every animation goes through one :func:`player`: the frames
+are rendered with matplotlib's ``FuncAnimation`` and embedded as a
+self-contained HTML/JavaScript player (``to_jshtml``), PNG images inside the
+page, so it works in the static website with no server and nothing loaded from
+a CDN. A chapter sets up its figure, writes ``draw(k)`` and calls
+``plotting.player(fig, draw, times)``.
 
 Introduced in: chapter 1.
 """
@@ -13,7 +15,7 @@ import re
 
 import numpy as np
 
-from . import _checks
+from . import checks
 
 # Matplotlib's player draws its buttons with a Font Awesome style sheet fetched
 # from a CDN. The website is read offline, so the link is dropped and each icon
@@ -39,6 +41,10 @@ class AnimationHTML(str):
     It is a plain ``str`` (write it to a file, search it, measure it) with a
     ``_repr_html_`` method for Jupyter and a short ``repr`` so that the page
     does not also carry the whole text as plain output.
+
+    >>> html = AnimationHTML('<div class="animation"></div>', frames=1)
+    >>> html, html._repr_html_() == str(html)
+    (<animation: 1 frames, 0.00 MB of HTML>, True)
     """
 
     def __new__(cls, html, frames):
@@ -53,15 +59,58 @@ class AnimationHTML(str):
         return f"<animation: {self.frames} frames, {len(self) / 1e6:.2f} MB of HTML>"
 
 
+def player(fig, draw, times, mode="loop"):
+    """The animation of ``fig`` as a self-contained HTML/JavaScript player that plays offline: the one player of lib.
+
+    ``draw(k)`` updates the figure's artists to frame k, for k = 0, …,
+    len(times) − 1; ``times`` are the frames' times in seconds, and the
+    player runs in real time, (t_last − t_first)/(frames − 1) apart (a
+    single frame shows for 100 ms). ``mode`` is what it does at the end:
+    "loop", "once" or "reflect". The frames are rendered with matplotlib's
+    ``FuncAnimation`` into PNG images inside the page (``to_jshtml``); the
+    Font Awesome style sheet it would fetch from a CDN is dropped and the
+    buttons are drawn as text. The figure is closed.
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(figsize=(1.0, 1.0), dpi=30)
+    >>> (dot,) = ax.plot([0.0], [0.0], "o")
+    >>> html = player(fig, lambda k: dot.set_data([k], [k]), times=[0.0, 0.5, 1.0])
+    >>> html.frames, html.count("data:image/png;base64"), "font-awesome" in html
+    (3, 3, False)
+
+    Introduced in: chapter 1.
+    """
+    from matplotlib.animation import FuncAnimation
+    import matplotlib.pyplot as plt
+
+    times = _times(times, np.size(times))
+    if mode not in ("loop", "once", "reflect"):
+        plt.close(fig)
+        raise ValueError(f"mode must be 'loop', 'once' or 'reflect', got {mode!r}")
+    frames = len(times)
+    interval = 1000.0 * (times[-1] - times[0]) / (frames - 1) if frames > 1 else 100.0
+    anim = FuncAnimation(fig, draw, frames=frames, interval=interval, repeat=mode != "once")
+    # Saving a frame renders the whole figure anyway; the extra on-screen redraw
+    # that FuncAnimation requests after each update would double the cost.
+    fig.canvas.draw_idle = lambda *args, **kwargs: None
+    try:
+        html = anim.to_jshtml(default_mode=mode)
+    finally:
+        plt.close(fig)
+    return offline_player(html, frames)
+
+
 def offline_player(html, frames):
-    """Wrap the HTML of ``FuncAnimation.to_jshtml()`` so it plays offline in a static page.
+    """Wrap the HTML of ``FuncAnimation.to_jshtml()`` so it plays offline in a static page (what :func:`player` does last).
 
     Matplotlib's player links a Font Awesome style sheet from a CDN; it is
-    dropped and the buttons are drawn as text. Use it for animations a chapter
-    draws itself; ``frames`` is the number of frames (for the short repr).
+    dropped and the buttons are drawn as text. ``frames`` is the number of
+    frames (for the short repr). Animations are made with :func:`player`.
 
-    >>> offline_player('<div class="anim-state">x</div>', 1)
+    >>> offline_player('<link href="https://cdn/font-awesome.css"><i class="fa fa-play"></i>', 1)
     <animation: 1 frames, 0.00 MB of HTML>
+    >>> str(offline_player('<i class="fa fa-play"></i>', 1))
+    '&#9654;'
 
     Introduced in: chapter 2.
     """
@@ -75,23 +124,10 @@ def _offline(html):
 
 
 def _times(t, n_samples):
-    try:
-        t = np.atleast_1d(np.asarray(t, dtype=float))
-    except (TypeError, ValueError):
-        raise ValueError(f"t must be an array of {n_samples} times") from None
-    if t.ndim != 1 or t.shape[0] != n_samples:
-        raise ValueError(f"t must have shape ({n_samples},) to match positions, got shape {t.shape}")
-    if not np.all(np.isfinite(t)):
-        raise ValueError("t must contain only finite numbers")
-    if np.any(np.diff(t) <= 0):
-        raise ValueError("t must be strictly increasing")
+    t = checks.array("t", np.atleast_1d(np.asarray(t, dtype=float)) if np.ndim(t) == 0 else t, (n_samples,))
+    if n_samples < 1 or np.any(np.diff(t) <= 0):
+        raise ValueError(f"t must be strictly increasing, got {t}")
     return t
-
-
-def _count(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def frame_indices(n_samples, frames):
@@ -106,8 +142,8 @@ def frame_indices(n_samples, frames):
 
     Introduced in: chapter 1.
     """
-    n_samples = _count("n_samples", n_samples, 1)
-    frames = _count("frames", frames, 1)
+    n_samples = checks.count("n_samples", n_samples)
+    frames = checks.count("frames", frames)
     if frames == 1:
         return np.array([0])
     return np.unique(np.linspace(0, n_samples - 1, min(frames, n_samples)).round().astype(int))
@@ -153,24 +189,17 @@ def animate_pendulum(positions, t, frames=100, size=3.0, dpi=64, trail=20, title
     Introduced in: chapter 1.
     """
     import matplotlib.pyplot as plt
-    from matplotlib.animation import FuncAnimation
 
-    try:
-        positions = np.asarray(positions, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("positions must be an array of shape (N, k, 2)") from None
-    if positions.ndim != 3 or positions.shape[2] != 2 or positions.shape[0] < 1 or positions.shape[1] < 1:
-        raise ValueError(f"positions must have shape (N, k, 2), got shape {positions.shape}")
-    if not np.all(np.isfinite(positions)):
-        raise ValueError("positions must contain only finite numbers")
+    positions = checks.array("positions", positions, (None, None, 2))
+    if positions.shape[0] < 1 or positions.shape[1] < 1:
+        raise ValueError(f"positions must have shape (N, k, 2) with N, k >= 1, got shape {positions.shape}")
     t = _times(t, positions.shape[0])
-    frames = _count("frames", frames, 1)
-    trail = _count("trail", trail, 0)
-    size = _checks.positive("size", size)
-    dpi = _checks.positive("dpi", dpi)
+    frames = checks.count("frames", frames)
+    trail = checks.count("trail", trail, 0)
+    size = checks.positive("size", size)
+    dpi = checks.positive("dpi", dpi)
 
     idx = frame_indices(len(t), frames)
-    interval = 1000.0 * (t[idx[-1]] - t[idx[0]]) / (len(idx) - 1) if len(idx) > 1 else 100.0
     reach = 1.1 * max(float(np.max(np.linalg.norm(positions, axis=2))), 1e-9)
 
     fig, ax = plt.subplots(figsize=(size, size), dpi=dpi)
@@ -197,17 +226,8 @@ def animate_pendulum(positions, t, frames=100, size=3.0, dpi=64, trail=20, title
         recent = idx[max(0, k - trail):k + 1]
         trace.set_data(positions[recent, -1, 0], positions[recent, -1, 1])
         clock.set_text(f"t = {t[i]:.2f} s")
-        return chain, trace, clock
 
-    anim = FuncAnimation(fig, draw, frames=len(idx), interval=interval, repeat=True)
-    # Saving a frame renders the whole figure anyway; the extra on-screen redraw
-    # that FuncAnimation requests after each update would double the cost.
-    fig.canvas.draw_idle = lambda *args, **kwargs: None
-    try:
-        html = anim.to_jshtml(default_mode="loop")
-    finally:
-        plt.close(fig)
-    return AnimationHTML(_offline(html), len(idx))
+    return player(fig, draw, t[idx])
 
 
 def animate_double_pendulum(system, traj, **options):
@@ -367,3 +387,53 @@ def plot_energy(system, traj, ax=None):
     ax.set_ylabel("$E(t) - E(0)$ (J)")
     ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     return ax, drift
+
+
+#: The six faces of a box, by corner index (the order of :meth:`lib.box.Box.corners`).
+BOX_FACES = ((0, 1, 2, 3), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7))
+
+
+def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), (0.0, 0.45))):
+    """A box moving over the floor in 3-D: ``(fig, draw, times)`` for :func:`player`.
+
+    ``traj`` has the box's positions ``p`` (N, 3), orientations ``R`` (N, 3,
+    3) and times ``t`` (N,), as :func:`lib.box.simulate_box` returns; at most
+    ``frames`` of them are drawn. mplot3d sorts polygons by their depth,
+    which puts the large floor polygon in front of a box resting on it; here
+    the sorting is off (``computed_zorder = False``) and the floor is drawn
+    first, the box over it.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from lib.box import Box, simulate_box
+    >>> box = Box(m=1.0, size=(0.3, 0.2, 0.1))
+    >>> traj = simulate_box(box, [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], 0.01, 5)
+    >>> fig, draw, times = box_scene(box, traj, frames=3)
+    >>> len(times), fig.axes[0].computed_zorder
+    (3, False)
+
+    Introduced in: chapter 7.
+    """
+    import matplotlib.pyplot as plt
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+    idx = frame_indices(len(traj.t), frames)
+    (x0, x1), (y0, y1), (z0, z1) = limits
+    fig = plt.figure(figsize=(4.6, 3.6), dpi=dpi)
+    ax = fig.add_subplot(projection="3d")
+    ax.computed_zorder = False
+    ax.set(xlim=(x0, x1), ylim=(y0, y1), zlim=(z0, z1), xticks=[], yticks=[], zticks=[])
+    ax.set_box_aspect((x1 - x0, y1 - y0, z1 - z0))
+    ax.view_init(elev=18, azim=-60)
+    floor = Poly3DCollection([[(x0, y0, 0.0), (x1, y0, 0.0), (x1, y1, 0.0), (x0, y1, 0.0)]],
+                             facecolor="0.85", edgecolor="none", zorder=1)
+    ax.add_collection3d(floor)
+    body = Poly3DCollection([], facecolor="tab:orange", edgecolor="k", alpha=0.9, zorder=2)
+    ax.add_collection3d(body)
+    label = ax.text2D(0.02, 0.92, "", transform=ax.transAxes, fontsize=8)
+
+    def draw(k):
+        corners = box.corners(traj.p[idx[k]], traj.R[idx[k]])
+        body.set_verts([corners[list(f)] for f in BOX_FACES])
+        label.set_text(f"t = {traj.t[idx[k]]:.2f} s")
+
+    return fig, draw, traj.t[idx]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from . import _checks
+from . import checks
 from .system import ManipulatorSystem
 
 
@@ -48,7 +48,7 @@ def skew(r):
     if any(isinstance(c, sp.Basic) for c in np.ravel(np.asarray(r, dtype=object))):
         rx, ry, rz = [sp.sympify(c) for c in np.ravel(np.asarray(r, dtype=object))]
         return sp.Matrix([[0, -rz, ry], [rz, 0, -rx], [-ry, rx, 0]])
-    rx, ry, rz = _checks.vector("r", r, 3)
+    rx, ry, rz = checks.vector("r", r, 3)
     return np.array([[0.0, -rz, ry], [rz, 0.0, -rx], [-ry, rx, 0.0]])
 
 
@@ -70,22 +70,8 @@ def check_inertia(name, I, rtol=1e-9):
 
     Introduced in: chapter 2.
     """
-    try:
-        A = np.asarray(I, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 3x3 array of numbers, got {I!r}") from None
-    if A.shape != (3, 3):
-        raise ValueError(f"{name} must have shape (3, 3), got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} must contain only finite numbers, got {A}")
-    scale = max(np.max(np.abs(A)), np.finfo(float).tiny)
-    if not np.allclose(A, A.T, rtol=0.0, atol=rtol * scale):
-        i, j = np.unravel_index(np.argmax(np.abs(A - A.T)), A.shape)
-        raise ValueError(f"{name} must be symmetric; {name}[{i},{j}] = {A[i, j]:.6g} "
-                         f"but {name}[{j},{i}] = {A[j, i]:.6g}")
+    A = checks.square(name, checks.array(name, I, (3, 3)), positive_definite=True, rtol=rtol)
     eig = np.linalg.eigvalsh(0.5 * (A + A.T))
-    if eig[0] <= rtol * scale:
-        raise ValueError(f"{name} must be positive definite; its eigenvalues are {eig}")
     if eig[0] + eig[1] < eig[2] * (1.0 - rtol):
         raise ValueError(f"{name} is not the inertia of any body: its principal moments {eig} "
                          f"break the triangle inequality I1 + I2 >= I3")
@@ -105,8 +91,8 @@ def box_inertia(m, a, b, c):
 
     Introduced in: chapter 2.
     """
-    m = _checks.positive("m", m)
-    a, b, c = (_checks.positive(k, v) for k, v in (("a", a), ("b", b), ("c", c)))
+    m = checks.positive("m", m)
+    a, b, c = (checks.positive(k, v) for k, v in (("a", a), ("b", b), ("c", c)))
     return np.diag([m * (b**2 + c**2) / 12, m * (a**2 + c**2) / 12, m * (a**2 + b**2) / 12])
 
 
@@ -122,10 +108,10 @@ def hollow_cylinder_inertia(m, a, b, h):
 
     Introduced in: chapter 2.
     """
-    m = _checks.positive("m", m)
-    a = _checks.positive("a", a)
-    b = _checks.nonnegative("b", b)
-    h = _checks.nonnegative("h", h)
+    m = checks.positive("m", m)
+    a = checks.positive("a", a)
+    b = checks.nonnegative("b", b)
+    h = checks.nonnegative("h", h)
     if b > a:
         raise ValueError(f"b (inner radius) must not exceed a (outer radius), got b={b}, a={a}")
     axial = m * (a**2 + b**2) / 2
@@ -143,7 +129,7 @@ def solid_cylinder_inertia(m, r, h):
 
     Introduced in: chapter 2.
     """
-    return hollow_cylinder_inertia(m, _checks.positive("r", r), 0.0, h)
+    return hollow_cylinder_inertia(m, checks.positive("r", r), 0.0, h)
 
 
 def ring_inertia(m, r, h=0.0):
@@ -156,7 +142,7 @@ def ring_inertia(m, r, h=0.0):
 
     Introduced in: chapter 2.
     """
-    r = _checks.positive("r", r)
+    r = checks.positive("r", r)
     return hollow_cylinder_inertia(m, r, r, h)
 
 
@@ -168,7 +154,7 @@ def solid_sphere_inertia(m, r):
 
     Introduced in: chapter 2.
     """
-    m, r = _checks.positive("m", m), _checks.positive("r", r)
+    m, r = checks.positive("m", m), checks.positive("r", r)
     return 0.4 * m * r**2 * np.eye(3)
 
 
@@ -180,7 +166,7 @@ def spherical_shell_inertia(m, r):
 
     Introduced in: chapter 2.
     """
-    m, r = _checks.positive("m", m), _checks.positive("r", r)
+    m, r = checks.positive("m", m), checks.positive("r", r)
     return 2.0 / 3.0 * m * r**2 * np.eye(3)
 
 
@@ -229,9 +215,9 @@ def steiner(I_c, m, d):
 
     Introduced in: chapter 2.
     """
-    I_c = _checks.positive("I_c", I_c)
-    m = _checks.positive("m", m)
-    d = _checks.finite("d", d)
+    I_c = checks.positive("I_c", I_c)
+    m = checks.positive("m", m)
+    d = checks.finite("d", d)
     return I_c + m * d**2
 
 
@@ -246,8 +232,8 @@ def parallel_axis(I_c, m, r):
     Introduced in: chapter 2.
     """
     I_c = check_inertia("I_c", I_c)
-    m = _checks.positive("m", m)
-    S = skew(_checks.vector("r", r, 3))
+    m = checks.positive("m", m)
+    S = skew(checks.vector("r", r, 3))
     return I_c + m * S.T @ S
 
 
@@ -259,32 +245,37 @@ def check_rotation(name, R, atol=1e-9):
 
     Introduced in: chapter 2.
     """
-    try:
-        R = np.asarray(R, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 3x3 rotation matrix, got {R!r}") from None
-    if R.shape != (3, 3):
-        raise ValueError(f"{name} must have shape (3, 3), got shape {R.shape}")
-    if not np.all(np.isfinite(R)) or not np.allclose(R.T @ R, np.eye(3), atol=atol) or np.linalg.det(R) < 0:
-        raise ValueError(f"{name} must be a rotation matrix (RᵀR = E, det R = +1)")
+    R = checks.array(name, R, (3, 3))
+    if not np.allclose(R.T @ R, np.eye(3), atol=atol) or np.linalg.det(R) < 0:
+        raise ValueError(f"{name} must be a rotation matrix (RᵀR = E, det R = +1); RᵀR = {(R.T @ R).round(6).tolist()}, "
+                         f"det R = {np.linalg.det(R):.6g}")
     return R
 
 
-def rotation(axis, angle):
-    """The rotation matrix by ``angle`` (rad) about a unit ``axis`` (Rodrigues' formula).
+def rotation(axis, angle=None):
+    """The rotation matrix by ``angle`` (rad) about ``axis`` (Rodrigues' formula), the one rotation of lib.
 
         R = E + sin(a) S(k) + (1 − cos(a)) S(k)²,   k = axis / |axis|
 
+    Without ``angle``, ``axis`` is a rotation vector w = a k (axis times
+    angle) and R = exp(S(w)); the zero vector is no rotation.
+
     >>> rotation([0.0, 0.0, 1.0], np.pi / 2).round(12) @ np.array([1.0, 0.0, 0.0])
     array([0., 1., 0.])
+    >>> bool(np.allclose(rotation([0.0, 0.0, np.pi / 2]), rotation([0.0, 0.0, 1.0], np.pi / 2)))
+    True
 
     Introduced in: chapter 2.
     """
-    k = _checks.vector("axis", axis, 3)
+    k = checks.vector("axis", axis, 3)
     norm = np.linalg.norm(k)
-    if norm == 0:
+    if angle is None:
+        if norm == 0:
+            return np.eye(3)
+        angle = norm
+    elif norm == 0:
         raise ValueError("axis must be a nonzero vector")
-    angle = _checks.finite("angle", angle)
+    angle = checks.finite("angle", angle)
     S = skew(k / norm)
     return np.eye(3) + np.sin(angle) * S + (1.0 - np.cos(angle)) * S @ S
 
@@ -316,7 +307,7 @@ def rotational_kinetic_energy(I, omega):
     Introduced in: chapter 2.
     """
     I = check_inertia("I", I)
-    omega = _checks.vector("omega", omega, 3)
+    omega = checks.vector("omega", omega, 3)
     return float(0.5 * omega @ I @ omega)
 
 
@@ -332,8 +323,8 @@ def konig_kinetic_energy(m, I_c, v_c, omega):
 
     Introduced in: chapter 2.
     """
-    m = _checks.positive("m", m)
-    v_c = _checks.vector("v_c", v_c, 3)
+    m = checks.positive("m", m)
+    v_c = checks.vector("v_c", v_c, 3)
     return float(0.5 * m * v_c @ v_c) + rotational_kinetic_energy(I_c, omega)
 
 
@@ -360,7 +351,7 @@ def mass_matrix_from_jacobians(masses, inertias, J_L, J_A):
     n = np.asarray(J_L[0]).shape[-1]
     M = np.zeros((n, n))
     for i, (m, I, JL, JA) in enumerate(zip(masses, inertias, J_L, J_A)):
-        m = _checks.positive(f"masses[{i}]", m)
+        m = checks.positive(f"masses[{i}]", m)
         I = check_inertia(f"inertias[{i}]", I)
         JL, JA = np.asarray(JL, dtype=float), np.asarray(JA, dtype=float)
         if JL.shape != (3, n) or JA.shape != (3, n):
@@ -380,7 +371,7 @@ def homogeneous(R, p):
     """
     A = np.eye(4)
     A[:3, :3] = check_rotation("R", R)
-    A[:3, 3] = _checks.vector("p", p, 3)
+    A[:3, 3] = checks.vector("p", p, 3)
     return A
 
 
@@ -403,16 +394,16 @@ def potential_energy_from_transforms(masses, transforms, r_local, g=(0.0, 0.0, -
     if not (len(masses) == len(transforms) == len(r_local)) or not masses:
         raise ValueError(f"masses, transforms and r_local must have the same nonzero length, got "
                          f"{len(masses)}, {len(transforms)}, {len(r_local)}")
-    g = _checks.vector("g", g, 3)
+    g = checks.vector("g", g, 3)
     A = np.eye(4)
     U = 0.0
     for i, (m, Ai, ri) in enumerate(zip(masses, transforms, r_local)):
-        m = _checks.positive(f"masses[{i}]", m)
+        m = checks.positive(f"masses[{i}]", m)
         Ai = np.asarray(Ai, dtype=float)
         if Ai.shape != (4, 4):
             raise ValueError(f"transforms[{i}] must have shape (4, 4), got {Ai.shape}")
         A = A @ Ai
-        r0 = A @ np.append(_checks.vector(f"r_local[{i}]", ri, 3), 1.0)
+        r0 = A @ np.append(checks.vector(f"r_local[{i}]", ri, 3), 1.0)
         U += -m * g @ r0[:3]
     return float(U)
 
@@ -437,20 +428,18 @@ class RollingBody(ManipulatorSystem):
     Introduced in: chapter 2.
     """
 
-    m: float = 1.0
-    r: float = 0.1
-    I: float = 0.005
-    gamma: float = np.pi / 6
-    g: float = 9.81
     n = 1
 
+    m: checks.Positive = 1.0
+    r: checks.Positive = 0.1
+    I: checks.Positive = 0.005
+    gamma: checks.Finite = np.pi / 6
+    g: checks.Positive = 9.81
+
     def __post_init__(self):
-        for name in ("m", "r", "I"):
-            _checks.positive(name, getattr(self, name))
-        gamma = _checks.finite("gamma", self.gamma)
-        if not 0 < gamma < np.pi / 2:
-            raise ValueError(f"gamma must be an angle in (0, pi/2) radians, got {gamma}")
-        _checks.positive("g", self.g)
+        super().__post_init__()
+        if not 0 < self.gamma < np.pi / 2:
+            raise ValueError(f"gamma must be an angle in (0, pi/2) radians, got {self.gamma}")
 
     def inertia_ratio(self):
         """The shape factor k = I / (m r²): 2/5 sphere, 1/2 cylinder, 2/3 shell, 1 ring."""
@@ -462,29 +451,29 @@ class RollingBody(ManipulatorSystem):
 
     def finish_time(self, length):
         """Time to roll ``length`` metres from rest: t = sqrt(2 length / s̈)."""
-        return float(np.sqrt(2.0 * _checks.positive("length", length) / self.acceleration()))
+        return float(np.sqrt(2.0 * checks.positive("length", length) / self.acceleration()))
 
     def spin_angle(self, s):
         """Angle the body has turned after rolling a distance s: φ = s / r (rad)."""
         return np.asarray(s, dtype=float) / self.r
 
     def mass_matrix(self, q):
-        _checks.vector("q", q, 1)
+        checks.vector("q", q, 1)
         return np.array([[self.m + self.I / self.r**2]])
 
     def coriolis_matrix(self, q, v):
-        self._state(q, v)
+        self.check_state(q, v)
         return np.zeros((1, 1))
 
     def gravity_vector(self, q):
-        _checks.vector("q", q, 1)
+        checks.vector("q", q, 1)
         return np.array([self.m * self.g * np.sin(self.gamma)])
 
     def input_matrix(self):
         return np.eye(1)
 
     def potential_energy(self, q):
-        q = _checks.vector("q", q, 1)
+        q = checks.vector("q", q, 1)
         return float(-self.m * self.g * np.sin(self.gamma) * q[0])
 
 
@@ -524,7 +513,7 @@ def race_results(bodies, length):
 
     Introduced in: chapter 2.
     """
-    length = _checks.positive("length", length)
+    length = checks.positive("length", length)
     if not bodies:
         raise ValueError("bodies must name at least one RollingBody")
     return sorted(((name, body.finish_time(length)) for name, body in bodies.items()), key=lambda x: x[1])

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from . import _checks
+from . import checks
 from .lagrange import lagrange_equations
 from .manipulators import chain_symbols
 
@@ -73,7 +73,7 @@ def pendulum_regressor(q, v, vdot, g=9.81):
     Introduced in: chapter 3.
     """
     q, v, vdot = _samples(1, q=q, v=v, vdot=vdot)
-    g = _checks.finite("g", g)
+    g = checks.finite("g", g)
     return np.column_stack([vdot[:, 0], g * np.sin(q[:, 0]), v[:, 0]])
 
 
@@ -119,7 +119,7 @@ def pendulum_energy_regressor(t, q, v, u, window=50, g=9.81):
     window = int(window)
     if not 1 <= window < t.size:
         raise ValueError(f"window must be between 1 and {t.size - 1} samples, got {window}")
-    g = _checks.finite("g", g)
+    g = checks.finite("g", g)
     dt = np.diff(t)
     cumulative = lambda f: np.concatenate([[0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) * dt)])  # noqa: E731
     work, dissipation = cumulative(u * v), cumulative(v * v)
@@ -147,7 +147,7 @@ def pr_robot_regressor(q, v, vdot, gravity=(0.0, 0.0)):
     Introduced in: chapter 3.
     """
     q, v, vdot = _samples(2, q=q, v=v, vdot=vdot)
-    gx, gy = _checks.vector("gravity", gravity, 2)
+    gx, gy = checks.vector("gravity", gravity, 2)
     s2, c2 = np.sin(q[:, 1]), np.cos(q[:, 1])
     zero = np.zeros_like(s2)
     row1 = np.stack([vdot[:, 0] - gx, -s2 * vdot[:, 1] - c2 * v[:, 1] ** 2, zero], axis=1)
@@ -186,7 +186,7 @@ def double_pendulum_regressor(q, v, vdot, g=9.81):
     Introduced in: chapter 3.
     """
     q, v, vdot = _samples(2, q=q, v=v, vdot=vdot)
-    g = _checks.finite("g", g)
+    g = checks.finite("g", g)
     s1, s2, c2, s12 = np.sin(q[:, 0]), np.sin(q[:, 1]), np.cos(q[:, 1]), np.sin(q[:, 0] + q[:, 1])
     a1, a2, w1, w2 = vdot[:, 0], vdot[:, 1], v[:, 0], v[:, 1]
     zero = np.zeros_like(s1)
@@ -270,9 +270,9 @@ def chain_regressor(q, v, vdot, l, g=9.81):
     l = np.atleast_1d(np.asarray(l, dtype=float))
     n = l.size
     for i, li in enumerate(l):
-        _checks.positive(f"l[{i}]", li)
+        checks.positive(f"l[{i}]", li)
     q, v, vdot = _samples(n, q=q, v=v, vdot=vdot)
-    g = _checks.finite("g", g)
+    g = checks.finite("g", g)
     f = _compiled_chain_regressor(n)
     rows = [np.array(f(list(qk), list(vk), list(ak), list(l), g), dtype=float) for qk, vk, ak in zip(q, v, vdot)]
     return np.concatenate(rows, axis=0)
@@ -293,7 +293,13 @@ def chain_standard_parameters(chain):
 # --- least squares and identifiability -------------------------------------------------
 @dataclass(frozen=True)
 class Identification:
-    """Result of :func:`identify`: estimate ``pi``, rms residual, singular values, numerical rank, condition number."""
+    """Result of :func:`identify`: estimate ``pi``, rms residual, singular values, numerical rank, condition number.
+
+    >>> Y = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> fit = identify(Y, Y @ [3.0, -1.0])
+    >>> fit.rank, fit.residual < 1e-12, round(fit.condition, 6)
+    (2, True, 1.767592)
+    """
 
     pi: np.ndarray
     residual: float
@@ -372,7 +378,7 @@ def identifiable_part(Y, pi, rtol=1e-9):
     Introduced in: chapter 3.
     """
     N = unidentifiable_directions(Y, rtol)
-    pi = _checks.vector("pi", pi, np.shape(Y)[1])
+    pi = checks.vector("pi", pi, np.shape(Y)[1])
     return pi - N @ (N.T @ pi)
 
 
@@ -385,7 +391,7 @@ def relative_error(pi_hat, pi):
     Introduced in: chapter 3.
     """
     pi = np.asarray(pi, dtype=float)
-    pi_hat = _checks.vector("pi_hat", pi_hat, pi.size)
+    pi_hat = checks.vector("pi_hat", pi_hat, pi.size)
     return np.linalg.norm(pi_hat - pi) / np.linalg.norm(pi)
 
 
@@ -405,7 +411,7 @@ def multisine(amplitude, frequencies, n=1, seed=0):
 
     Introduced in: chapter 3.
     """
-    amplitude = _checks.finite("amplitude", amplitude)
+    amplitude = checks.finite("amplitude", amplitude)
     f = np.atleast_1d(np.asarray(frequencies, dtype=float))
     if f.ndim != 1 or f.size == 0 or not np.all(np.isfinite(f)) or np.any(f <= 0):
         raise ValueError(f"frequencies must be a nonempty list of numbers > 0, got {frequencies!r}")
@@ -415,7 +421,13 @@ def multisine(amplitude, frequencies, n=1, seed=0):
 
 @dataclass(frozen=True)
 class IdentificationData:
-    """Samples for identification: times t (N,), q, v, vdot (N, n) and measured joint torques tau (N, n)."""
+    """Samples for identification: times t (N,), q, v, vdot (N, n) and measured joint torques tau (N, n).
+
+    >>> from lib.pendulum import SimplePendulum
+    >>> data = collect_data(SimplePendulum(), 0.5, [0.0], [0.0], 1.0, num=3)
+    >>> data.t, data.tau.ravel()
+    (array([0. , 0.5, 1. ]), array([0.5, 0.5, 0.5]))
+    """
 
     t: np.ndarray
     q: np.ndarray
@@ -440,11 +452,11 @@ def collect_data(system, u, q0, v0, t_final, num=400, noise_std=0.0, seed=0):
 
     Introduced in: chapter 3.
     """
-    noise_std = _checks.nonnegative("noise_std", noise_std)
+    noise_std = checks.nonnegative("noise_std", noise_std)
     traj = system.simulate(q0, v0, t_final, u=u, num=num)
-    policy = u if callable(u) else (lambda t, q, v: u)
+    policy = system.input_policy(u)
     B = system.input_matrix()
-    inputs = [system._input(policy(t, q, v)) for t, q, v in zip(traj.t, traj.q, traj.v)]
+    inputs = [system.check_input(policy(t, q, v)) for t, q, v in zip(traj.t, traj.q, traj.v)]
     vdot = np.array([system.forward_dynamics(q, v, uk) for q, v, uk in zip(traj.q, traj.v, inputs)])
     tau = np.array([B @ uk for uk in inputs])
     tau = tau + np.random.default_rng(seed).normal(0.0, noise_std, size=tau.shape) if noise_std > 0 else tau

@@ -25,22 +25,34 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from . import _checks
+from . import checks
 
 
 @dataclass(frozen=True)
 class Trajectory:
-    """A simulated motion: times ``t`` (shape (N,)), positions ``q`` and velocities ``v`` (shape (N, n))."""
+    """A simulated motion: times ``t`` (shape (N,)), positions ``q`` and velocities ``v`` (shape (N, n)).
+
+    >>> traj = Trajectory(np.array([0.0, 0.1]), np.zeros((2, 1)), np.ones((2, 1)))
+    >>> traj.q.shape
+    (2, 1)
+    """
 
     t: np.ndarray
     q: np.ndarray
     v: np.ndarray
 
 
-class ManipulatorSystem:
+class ManipulatorSystem(checks.Checked):
     """Base class: a system described by M(q), C(q, v), tau_g(q) and B.
 
     Subclasses set ``n`` and implement the four matrices and the two energies.
+    A dataclass subclass annotates its parameters ``checks.Positive``,
+    ``checks.Nonnegative`` or ``checks.Finite`` and they are checked when it
+    is made.
+
+    >>> from lib.pendulum import SimplePendulum
+    >>> isinstance(SimplePendulum(), ManipulatorSystem), SimplePendulum().n
+    (True, 1)
     """
 
     n = 0
@@ -64,52 +76,125 @@ class ManipulatorSystem:
 
     def kinetic_energy(self, q, v):
         """T = ½ vᵀ M(q) v (override when a closed form reads better)."""
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return 0.5 * v @ self.mass_matrix(q) @ v
 
     def potential_energy(self, q):
         raise NotImplementedError
 
     # --- what every system inherits -------------------------------------
-    def _state(self, q, v):
-        return _checks.vector("q", q, self.n), _checks.vector("v", v, self.n)
+    def check_state(self, q, v):
+        """(q, v) as float arrays of shapes (nq,) and (n,), or ``ValueError`` naming the bad one.
 
-    def _input(self, u):
+        >>> from lib.pendulum import DoublePendulum
+        >>> DoublePendulum().check_state([0.1, 0.2], [0.0, 0.0])
+        (array([0.1, 0.2]), array([0., 0.]))
+        >>> DoublePendulum().check_state([0.1, 0.2], [0.0])
+        Traceback (most recent call last):
+        ...
+        ValueError: v must have shape (2,), got shape (1,)
+        """
+        return checks.vector("q", q, self.n), checks.vector("v", v, self.n)
+
+    def check_input(self, u):
+        """u as a float array of shape (m,), m = B's columns; ``None`` is no input (zeros).
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> SimplePendulum().check_input(None), SimplePendulum().check_input(2.0)
+        (array([0.]), array([2.]))
+        """
         m = self.input_matrix().shape[1]
         if u is None:
             return np.zeros(m)
-        return _checks.vector("u", u, m)
+        return checks.vector("u", u, m)
+
+    def input_policy(self, u):
+        """The input as a function u(t, q, v): ``u`` itself if callable, else the constant :meth:`check_input` (u).
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> SimplePendulum().input_policy(0.5)(0.0, [0.1], [0.0])
+        array([0.5])
+        """
+        if callable(u):
+            return u
+        u_const = self.check_input(u)
+        return lambda t, q, v: u_const
+
+    def _state(self, q, v):
+        """The earlier name of :meth:`check_state`, kept for code written against it."""
+        return self.check_state(q, v)
+
+    def _input(self, u):
+        """The earlier name of :meth:`check_input`, kept for code written against it."""
+        return self.check_input(u)
+
+    def qdot(self, q, v):
+        """The kinematic map q̇ = v (a system whose positions are not its velocities overrides it).
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> SimplePendulum().qdot([0.1], [2.0])
+        array([2.])
+        """
+        return self.check_state(q, v)[1]
 
     def bias(self, q, v):
-        """The Coriolis and centripetal force C(q, v) v, shape (n,)."""
-        q, v = self._state(q, v)
+        """The Coriolis and centripetal force C(q, v) v, shape (n,).
+
+        >>> from lib.pendulum import DoublePendulum
+        >>> DoublePendulum().bias([0.0, np.pi / 2], [1.0, 0.0]).round(6)
+        array([0., 1.])
+        """
+        q, v = self.check_state(q, v)
         return self.coriolis_matrix(q, v) @ v
 
+    def generalized_force(self, q, v, u=None):
+        """τ = tau_g(q) + B u + tau_ext(q, v) − C(q, v) v: every force on the right of M v̇ = τ, shape (n,).
+
+        Forward dynamics, the constraint multipliers and the contact steps all
+        start from this one sum (a constraint or contact force is added to it).
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> SimplePendulum(m=1.0, l=1.0, g=10.0, b=0.5).generalized_force([np.pi / 2], [2.0], [3.0])
+        array([-8.])
+        """
+        q, v = self.check_state(q, v)
+        return (self.gravity_vector(q) + self.input_matrix() @ self.check_input(u) + self.external_force(q, v)
+                - self.coriolis_matrix(q, v) @ v)
+
     def forward_dynamics(self, q, v, u=None):
-        """Accelerations v̇ = M⁻¹ (tau_g + B u + tau_ext − C v), shape (n,).
+        """Accelerations v̇ = M⁻¹ τ = M⁻¹ (tau_g + B u + tau_ext − C v), shape (n,).
 
         This is direct dynamics: given the state and the inputs, find the motion.
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> SimplePendulum(m=1.0, l=2.0).forward_dynamics([np.pi / 2], [0.0])
+        array([-4.905])
         """
-        q, v = self._state(q, v)
-        u = self._input(u)
-        rhs = (self.gravity_vector(q) + self.input_matrix() @ u + self.external_force(q, v)
-               - self.coriolis_matrix(q, v) @ v)
-        return np.linalg.solve(self.mass_matrix(q), rhs)
+        q, v = self.check_state(q, v)
+        return np.linalg.solve(self.mass_matrix(q), self.generalized_force(q, v, u))
 
     def inverse_dynamics(self, q, v, vdot):
         """Input force B u = M v̇ + C v − tau_g − tau_ext needed for a desired motion, shape (n,).
 
         This is inverse dynamics: given the motion, find the forces. Mapping
         τ to inputs u needs B to be invertible (a fully actuated system).
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> SimplePendulum(m=1.0, l=2.0).inverse_dynamics([np.pi / 2], [0.0], [1.0])
+        array([23.62])
         """
-        q, v = self._state(q, v)
-        vdot = _checks.vector("vdot", vdot, self.n)
-        return (self.mass_matrix(q) @ vdot + self.coriolis_matrix(q, v) @ v
-                - self.gravity_vector(q) - self.external_force(q, v))
+        q, v = self.check_state(q, v)
+        vdot = checks.vector("vdot", vdot, self.n)
+        return self.mass_matrix(q) @ vdot - self.generalized_force(q, v)
 
     def energy(self, q, v):
-        """Total mechanical energy E = T + U (joules)."""
-        q, v = self._state(q, v)
+        """Total mechanical energy E = T + U (joules).
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> float(SimplePendulum(m=1.0, l=1.0, g=10.0).energy([0.0], [2.0]))
+        -8.0
+        """
+        q, v = self.check_state(q, v)
         return self.kinetic_energy(q, v) + self.potential_energy(q)
 
     def simulate(self, q0, v0, t_final, u=None, num=500, rtol=1e-10, atol=1e-10):
@@ -117,27 +202,45 @@ class ManipulatorSystem:
 
         ``u`` is ``None`` (no input), a constant input vector, or a function
         ``u(t, q, v)`` returning one. Returns a :class:`Trajectory` sampled at
-        ``num`` evenly spaced times. Uses scipy's adaptive Runge–Kutta (DOP853).
+        ``num`` evenly spaced times. Uses scipy's adaptive Runge–Kutta (DOP853)
+        on q̇ = :meth:`qdot` (q, v), v̇ = :meth:`forward_dynamics` (q, v, u).
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> traj = SimplePendulum().simulate([0.1], [0.0], 1.0, num=3)
+        >>> traj.t, traj.q.shape
+        (array([0. , 0.5, 1. ]), (3, 1))
         """
-        q0, v0 = self._state(q0, v0)
-        t_final = _checks.positive("t_final", t_final)
-        if callable(u):
-            policy = u
-        else:
-            u_const = self._input(u)
-            policy = lambda t, q, v: u_const  # noqa: E731
-        n = self.n
+        q0, v0 = self.check_state(q0, v0)
+        policy = self.input_policy(u)
+        nq = q0.size
 
         def rhs(t, x):
-            q, v = x[:n], x[n:]
-            return np.concatenate([v, self.forward_dynamics(q, v, policy(t, q, v))])
+            q, v = x[:nq], x[nq:]
+            return np.concatenate([self.qdot(q, v), self.forward_dynamics(q, v, policy(t, q, v))])
 
-        t_eval = np.linspace(0.0, t_final, int(num))
-        sol = solve_ivp(rhs, (0.0, t_final), np.concatenate([q0, v0]), method="DOP853",
-                        t_eval=t_eval, rtol=rtol, atol=atol)
-        if not sol.success:
-            raise RuntimeError(f"integration failed: {sol.message}")
-        return Trajectory(sol.t, sol.y[:n].T, sol.y[n:].T)
+        t, x = solve_sampled(rhs, np.concatenate([q0, v0]), t_final, num, rtol=rtol, atol=atol)
+        return Trajectory(t, x[:, :nq], x[:, nq:])
+
+
+def solve_sampled(rhs, x0, t_final, num=500, method="DOP853", rtol=1e-10, atol=1e-10):
+    """Integrate ẋ = rhs(t, x) from x(0) = x0 with scipy's adaptive ``method``; the states at ``num`` even times.
+
+    Returns (t (num,), x (num, len(x0))); raises ``RuntimeError`` with the
+    solver's message if the integration fails. Every ``simulate`` in lib
+    integrates through it.
+
+    >>> t, x = solve_sampled(lambda t, x: -x, [1.0], 1.0, num=2)
+    >>> t, x.round(6)
+    (array([0., 1.]), array([[1.      ],
+           [0.367879]]))
+    """
+    t_final = checks.positive("t_final", t_final)
+    t_eval = np.linspace(0.0, t_final, int(num))
+    sol = solve_ivp(rhs, (0.0, t_final), np.asarray(x0, dtype=float), method=method, t_eval=t_eval,
+                    rtol=rtol, atol=atol)
+    if not sol.success:
+        raise RuntimeError(f"integration failed: {sol.message}")
+    return sol.t, sol.y.T
 
 
 class PlanarBody(ManipulatorSystem):
@@ -149,6 +252,11 @@ class PlanarBody(ManipulatorSystem):
     :meth:`rotational_inertia` for a formula), and give ``input_matrix``.
     The box, the rimless wheel in floating-base coordinates and the spinning
     ball are all one of these with their own contacts.
+
+    >>> from lib.impulse import SpinningBall
+    >>> ball = SpinningBall(m=2.0, r=0.5)
+    >>> ball.mass_matrix([0.0, 1.0, 0.0]).diagonal(), ball.gravity_vector([0.0, 1.0, 0.0])
+    (array([2.        , 2.        , 0.33333333]), array([  0.  , -19.62,   0.  ]))
     """
 
     n = 3
@@ -158,17 +266,17 @@ class PlanarBody(ManipulatorSystem):
         return self.I
 
     def mass_matrix(self, q):
-        _checks.vector("q", q, 3)
+        checks.vector("q", q, 3)
         return np.diag([self.m, self.m, self.rotational_inertia()])
 
     def coriolis_matrix(self, q, v):
-        self._state(q, v)
+        self.check_state(q, v)
         return np.zeros((3, 3))
 
     def gravity_vector(self, q):
-        _checks.vector("q", q, 3)
+        checks.vector("q", q, 3)
         return np.array([0.0, -self.m * self.g, 0.0])
 
     def potential_energy(self, q):
         """U = m g y."""
-        return self.m * self.g * _checks.vector("q", q, 3)[1]
+        return self.m * self.g * checks.vector("q", q, 3)[1]

@@ -34,8 +34,8 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import Bounds, NonlinearConstraint, OptimizeResult, minimize
 
-from . import _checks
-from .hybrid import RimlessWheel
+from . import checks
+from .rimless_wheel import RimlessWheel
 
 
 def hermite_simpson_defects(f, X, h):
@@ -104,6 +104,10 @@ class Phase:
     (``None``: identity); inside: c(X) -> (K,) or (K, m), which must be ≥ 0 at
     every break point (the trajectory stays in the mode: no intermediate
     contact).
+
+    >>> fall = Phase("fall", lambda X: np.column_stack([X[:, 1], -9.81 + 0 * X[:, 0]]), N=10, h_min=0.01, h_max=0.1)
+    >>> fall.N, fall.guard is None
+    (10, True)
     """
 
     name: str
@@ -118,8 +122,8 @@ class Phase:
     def __post_init__(self):
         if not isinstance(self.N, (int, np.integer)) or self.N < 1:
             raise ValueError(f"N must be an integer >= 1, got {self.N!r}")
-        h_min = _checks.positive("h_min", self.h_min)
-        h_max = _checks.positive("h_max", self.h_max)
+        h_min = checks.positive("h_min", self.h_min)
+        h_max = checks.positive("h_max", self.h_max)
         if h_min > h_max:
             raise ValueError(f"h_min must be <= h_max, got h_min = {h_min:g} > h_max = {h_max:g}")
 
@@ -134,6 +138,10 @@ class CollocationResult:
     (N+1, nx); h: the time step of every phase; violations: the largest
     violation of each family of constraints ("dynamics", "guard", "reset",
     "periodicity", "boundary", "inside", "h"); cost: the objective value.
+
+    >>> res = rimless_wheel_collocation(N=10)
+    >>> res.success, res.status, len(res.x), res.x[0].shape
+    (False, 'infeasible', 1, (11, 2))
     """
 
     success: bool
@@ -371,7 +379,7 @@ def rimless_wheel_phase(wheel, N=20, h_min=0.01, h_max=0.1):
     """The rimless wheel's stance as a collocation :class:`Phase`, x = [θ, θ̇].
 
     dynamics θ̈ = (m g l/(m l² + I)) sin θ; guard θ − (γ + α) (the next toe
-    touches down); reset [θ − 2α, c θ̇] (:meth:`lib.hybrid.RimlessWheel.reset`);
+    touches down); reset [θ − 2α, c θ̇] (:meth:`lib.rimless_wheel.RimlessWheel.reset`);
     inside: γ − α ≤ θ ≤ γ + α (no intermediate contact).
 
     >>> rimless_wheel_phase(RimlessWheel(), N=10).guard(np.array([0.08 + np.pi / 8, 1.0]))
@@ -407,7 +415,7 @@ def rimless_wheel_collocation(wheel=None, N=20, h_min=0.01, h_max=0.1, method="S
     collision reset. The initial guess is fixed: θ rising linearly, θ̇ constant,
     h halfway between its bounds. Returns a :class:`CollocationResult`;
     ``result.x[0][0, 1]`` is θ̇ just after the collision, to compare with
-    :meth:`lib.hybrid.RimlessWheel.rolling_fixed_point`.
+    :meth:`lib.rimless_wheel.RimlessWheel.rolling_fixed_point`.
 
     >>> res = rimless_wheel_collocation()
     >>> res.status, round(float(res.x[0][0, 1]), 4), round(RimlessWheel().rolling_fixed_point(), 4)
@@ -448,14 +456,10 @@ class VerticalHopper:
     Introduced in: chapter 9.
     """
 
-    m: float = 1.0
-    k: float = 500.0
-    l0: float = 1.0
-    g: float = 9.81
-
-    def __post_init__(self):
-        for name in ("m", "k", "l0", "g"):
-            _checks.positive(name, getattr(self, name))
+    m: checks.Positive = 1.0
+    k: checks.Positive = 500.0
+    l0: checks.Positive = 1.0
+    g: checks.Positive = 9.81
 
     def flight(self, X):
         """Flight dynamics on stacked states, (K, 2) -> (K, 2)."""
@@ -469,7 +473,7 @@ class VerticalHopper:
 
     def touchdown_speed(self, H):
         """v = √(2 g (H − l0)) (m/s) for apex height H > l0."""
-        H = _checks.positive("H", H)
+        H = checks.positive("H", H)
         if H <= self.l0:
             raise ValueError(f"H must be above the leg's rest length l0 = {self.l0:g}, got {H:g}")
         return float(np.sqrt(2 * self.g * (H - self.l0)))

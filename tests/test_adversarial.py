@@ -2,12 +2,17 @@
 
 One batch of every attack is graded with the real command (``python -m
 autograder grade``, nbgrader underneath, two students at a time, a 5 s cell
-limit). Each must get exactly its expected outcome, no other submission's
-grade may change, nothing may be left behind outside the sandbox, and a batch
-killed with ``kill -9`` half-way must resume and finish with every grade once.
+limit), with a decoy copy of the course (solutions and hidden tests in it)
+in the grader's home folder. Each must get exactly its expected outcome, no
+other submission's grade may change, nothing may be left behind outside the
+sandbox, and a batch killed with ``kill -9`` half-way must resume and finish
+with every grade once. From inside the sandbox, a walk of the whole
+filesystem finds nothing readable outside the allow-list.
 
-The sandbox needs root and util-linux's ``unshare`` (as in CI); without them
-these tests fail rather than pass on a weaker grader.
+The sandbox is bubblewrap (Debian's ``bubblewrap``). Where it is missing the
+tests that need it are skipped, unless ``RBD_REQUIRE_SANDBOX=1`` (as in CI),
+where they fail saying so; without it, grading refuses to run unless asked
+(``--no-sandbox``), and that is tested everywhere.
 """
 
 import copy
@@ -40,6 +45,25 @@ LEFT_BEHIND = [Path(p) / "left-behind.txt" for p in ("/", "/tmp", "/work", "/roo
 pytestmark = pytest.mark.slow
 
 
+def require_sandbox():
+    """Skip without the sandbox, or fail when it is required (RBD_REQUIRE_SANDBOX=1, as in CI)."""
+    problem = sandbox.available()
+    if problem and os.environ.get("RBD_REQUIRE_SANDBOX") == "1":
+        pytest.fail(f"RBD_REQUIRE_SANDBOX=1 but the grading sandbox is not available: {problem}", pytrace=False)
+    if problem:
+        pytest.skip(f"the grading sandbox is not available here ({problem}); set RBD_REQUIRE_SANDBOX=1 to require it")
+
+
+@pytest.fixture(scope="module")
+def decoy():
+    """A copy of the course, solutions and hidden tests included, outside the course folder (an instructor's own)."""
+    folder = Path.home() / f".rbd-decoy-course-{os.getpid()}"
+    shutil.copytree(REPO / "exercises", folder / "exercises")
+    (folder / "answers.txt").write_text("the decoy's answers")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def cli(root, *args):
     return main(["--root", str(root), *map(str, args)])
 
@@ -64,8 +88,6 @@ def build(released, answers, attack):
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    problem = sandbox.available()
-    assert not problem, f"the grading sandbox is not available here: {problem}"
     root = tmp_path_factory.mktemp("course")
     shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
     shutil.copy(REPO / "nbgrader_config.py", root)
@@ -83,7 +105,8 @@ def source():
 
 
 @pytest.fixture(scope="module")
-def graded(course, source, tmp_path_factory):
+def graded(course, source, decoy, tmp_path_factory):
+    require_sandbox()
     released = nbformat.read(str(course.release_dir / "hw01" / "hw01.ipynb"), as_version=4)
     answers = solution_sources(source)
     folder = tmp_path_factory.mktemp("attacks")
@@ -118,19 +141,134 @@ def test_attack_gets_its_expected_outcome(graded, name):
     assert lost == sorted(expect["lost"]), f"{name}: lost {lost}, expected {expect['lost']}; notes {outcome['notes']}"
     if "flag" in expect:
         assert any(expect["flag"] in note for note in outcome["notes"]), outcome["notes"]
+    if "note" in expect:   # a part that scored 0 because the process ended says why
+        assert any(expect["note"] in note for note in outcome["notes"]), outcome["notes"]
+
+
+def test_the_student_sees_why_a_cell_scored_nothing(graded, course):
+    """What the notes say is also under the student's cell, which the feedback shows."""
+    for student, cell, says in (("os-exit", "answer-acceleration", "ended the student's Python process (it exited"),
+                                ("memory-bomb", "answer-energy", "may use"),
+                                ("segfault", "answer-acceleration", "killed by SIGSEGV")):
+        nb = nbformat.read(str(course.student_folder("autograded", student, "hw01") / "hw01.ipynb"), as_version=4)
+        outputs = [o for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == cell for o in c.outputs]
+        assert any(says in o.get("evalue", "") for o in outputs), (student, outputs)
 
 
 def test_nothing_is_left_behind_outside_the_sandbox(graded):
     assert not [str(p) for p in LEFT_BEHIND if p.exists()]
 
 
-def test_no_sandbox_means_no_grade_without_a_note(graded):
+def test_every_submission_was_graded_in_the_sandbox(graded):
     for outcome in graded.values():
         assert not any("without the sandbox" in note for note in outcome.get("notes", [])), outcome
 
 
+# --- the allow-list, seen from inside ---------------------------------------------------------
+WALK = """
+import json, os, sys
+allowed = tuple({allowed!r})
+seen, outside = 0, []
+for top, dirs, files in os.walk("/"):
+    if top in ("/proc", "/dev"):          # the sandbox's own, and nothing of the machine's
+        dirs[:] = []
+        continue
+    for name in files:
+        path = os.path.join(top, name)
+        if os.access(path, os.R_OK):
+            seen += 1
+            real = os.path.realpath(path)
+            if not any(real == a or real.startswith(a.rstrip("/") + "/") for a in allowed):
+                outside.append(path)
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+print(json.dumps({{"seen": seen, "outside": outside[:50], "uid": os.getuid(), "euid": os.geteuid(),
+                  "groups": os.getgroups(), "caps": status["CapEff"].strip(),
+                  "no_new_privs": status["NoNewPrivs"].strip(),
+                  "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+                  "exists": {{p: os.path.exists(p) for p in {probes!r}}}}}))
+"""
+
+
+def test_a_walk_of_the_whole_filesystem_finds_only_the_allow_list(course, decoy, tmp_path):
+    """Every readable file lies under the allow-list; the course, the decoy, /work, home folders do not exist."""
+    require_sandbox()
+    # /dev and /proc are the sandbox's own (and masked system files link to /dev/null)
+    allowed = [*sandbox.allow_list(), "/tmp", "/dev", "/proc"]
+    probes = [str(decoy), str(decoy / "exercises" / "hw01" / "hw01.ipynb"), str(course.root), str(REPO / "exercises"),
+              str(REPO / ".git"), "/etc/passwd", "/srv", "/opt", "/home", "/work/shared",
+              str(Path(sys.executable).parent)]
+    process = sandbox.StudentProcess([(0, WALK.format(allowed=allowed, probes=probes))], 300, str(course.root))
+    try:
+        result = process.start()[0]
+    finally:
+        process.stop()
+    assert not result["error"], result
+    seen = json.loads(result["stdout"])
+    assert seen["seen"] > 1000, seen            # it did see the interpreter and the environment
+    assert seen["outside"] == [], seen["outside"]
+    assert seen["exists"] == {p: p == str(Path(sys.executable).parent) for p in probes}, seen["exists"]
+    assert seen["uid"] == seen["euid"] == sandbox.UID_BASE + os.getpid() and seen["groups"] == [], seen
+    assert int(seen["caps"], 16) == 0 and seen["no_new_privs"] == "1", seen
+    assert len(seen["processes"]) <= 3, seen["processes"]   # bubblewrap's init and the student: no one else's
+
+
+CLONE_CHECK = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from autograder import sandbox
+process = sandbox.StudentProcess([(0, "import lib, autograder.wire; print(lib.__file__, autograder.wire.__file__)")],
+                                 120, sys.argv[1])
+try:
+    result = process.start()[0]
+finally:
+    process.stop()
+print(result["stdout"] + result["error"])
+"""
+
+
+def test_the_sandbox_works_for_a_fresh_clone_under_tmp_with_the_environment_elsewhere(tmp_path):
+    """The code under /tmp (the sandbox's own /tmp is private), the environment installed from another folder."""
+    require_sandbox()
+    clone = tmp_path / "clone"
+    for part in ("lib", "autograder"):
+        shutil.copytree(REPO / part, clone / part, ignore=shutil.ignore_patterns("__pycache__"))
+    done = subprocess.run([sys.executable, "-c", CLONE_CHECK, str(clone)], cwd=clone, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(clone / "lib" / "__init__.py"), str(clone / "autograder" / "wire.py")], \
+        done.stdout + done.stderr
+
+
+# --- fail closed -------------------------------------------------------------------------------
+def _grade_without_bwrap(course, folder, *extra):
+    env = {k: v for k, v in os.environ.items() if k != "RBD_NO_SANDBOX"}
+    env.update(PATH="/nonexistent", RBD_GRADEBOOK_URL=f"sqlite:///{course.root / 'gradebook.db'}",
+               RBD_CELL_TIMEOUT="20")
+    return subprocess.run([sys.executable, "-m", "autograder", "--root", str(course.root), "grade", str(folder),
+                           "--assignment", "hw01", *extra], env=env, capture_output=True, text=True, timeout=900)
+
+
+def test_without_the_sandbox_nothing_is_graded_unless_asked(course, source, tmp_path):
+    released = nbformat.read(str(course.release_dir / "hw01" / "hw01.ipynb"), as_version=4)
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    nbformat.write(build(released, solution_sources(source), {"base": "reference"}), str(folder / "trusted.ipynb"))
+    refused = _grade_without_bwrap(course, folder)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "nothing was graded" in refused.stderr and "apt-get install bubblewrap" in refused.stderr, refused.stderr
+    assert "--no-sandbox" in refused.stderr
+    assert Outcomes(course).get("hw01", "trusted") is None
+    asked = _grade_without_bwrap(course, folder, "--no-sandbox")
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    assert "WITHOUT the sandbox" in asked.stdout, asked.stdout
+    outcome = Outcomes(course).get("hw01", "trusted")
+    assert outcome["status"] == GRADED and outcome["score"] == 15, outcome
+    assert any("graded without the sandbox" in note for note in outcome["notes"]), outcome["notes"]
+
+
 # --- kill -9 half-way, then resume ----------------------------------------------------------
 def test_a_batch_killed_half_way_resumes_with_every_grade_once(course, source, tmp_path):
+    require_sandbox()
     released = nbformat.read(str(course.release_dir / "hw01" / "hw01.ipynb"), as_version=4)
     answers = solution_sources(source)
     folder = tmp_path / "batch"

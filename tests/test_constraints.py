@@ -3,18 +3,18 @@
 import numpy as np
 import pytest
 import sympy as sp
-from sympy.physics.mechanics import LagrangesMethod, dynamicsymbols
 
-from lib.constraints import (DistanceConstraint, FourBar, PlanarBiped, PlanarTree, PointMass, PointPin,
-                             PositionConstraint, PrescribedVelocity, StackedConstraint, SymbolicConstraint,
-                             baumgarte, constrained_acceleration, constrained_dynamics, constraint_force,
-                             gauss_dual, gauss_primal, generalized_force, integrate_fixed_step,
-                             particle_state, pendulum_as_particle, pendulum_tension, pinv_solve,
-                             project_to_constraint, simulate_constrained)
+from lib.constraints import (Contact, PositionConstraint, PrescribedVelocity, StackedConstraint, SymbolicConstraint,
+                             baumgarte, constrained_acceleration, constrained_dynamics, constraint_force, gauss_dual,
+                             gauss_primal, generalized_force, pinv_solve, project_to_constraint, simulate_constrained)
+from lib.hybrid import contact_dynamics
+from lib.linkages import FourBar
+from lib.particle import (DistanceConstraint, PointMass, circle_contact, floor_contact, particle_state,
+                          pendulum_as_particle, pendulum_tension)
 from lib.pendulum import SimplePendulum
 
-RNG = np.random.default_rng(4)
 
+RNG = np.random.default_rng(4)
 
 def four_bar_problem(fb, rng, alpha=None):
     """M, τ, H, b of the four-bar at a random consistent state with a random crank torque."""
@@ -25,7 +25,6 @@ def four_bar_problem(fb, rng, alpha=None):
     return M, tau, H, b
 
 
-# --- the pendulum as a constrained particle ------------------------------------------
 def test_constrained_particle_matches_minimal_coordinate_pendulum():
     """The particle on a rod follows SimplePendulum's trajectory, and λ gives the tension m l θ̇² + m g cos θ."""
     pendulum = SimplePendulum(m=1.3, l=0.9)
@@ -39,18 +38,6 @@ def test_constrained_particle_matches_minimal_coordinate_pendulum():
     np.testing.assert_allclose(constrained.v, pd, atol=1e-6)
     T = rod.tension(constrained.lam)
     np.testing.assert_allclose(T, pendulum_tension(pendulum, minimal.q, minimal.v), rtol=1e-6, atol=1e-6)
-
-
-def test_tension_at_rest_is_the_weight_component():
-    """Hanging at angle θ with no speed, the rod carries m g cos θ and the bob accelerates at g sin θ."""
-    pendulum = SimplePendulum(m=2.0, l=1.5, g=9.81)
-    particle, rod = pendulum_as_particle(pendulum)
-    theta = 0.7
-    q, v = particle_state(pendulum.l, theta, 0.0)
-    vdot, lam = constrained_dynamics(particle, rod, q, v)
-    assert rod.tension(lam) == pytest.approx(2.0 * 9.81 * np.cos(theta), rel=1e-12)
-    tangent = np.array([np.cos(theta), np.sin(theta)])
-    assert vdot @ tangent == pytest.approx(-9.81 * np.sin(theta), rel=1e-12)
 
 
 def test_redundant_constraint_gives_minimum_norm_force():
@@ -77,7 +64,6 @@ def test_pinv_solve_matches_numpy_pinv():
     np.testing.assert_allclose(pinv_solve(W, r), np.linalg.pinv(W) @ r, atol=1e-10)
 
 
-# --- Gauss's principle ---------------------------------------------------------------
 @pytest.mark.parametrize("alpha", [None, 4.0])
 def test_gauss_primal_dual_and_closed_form_agree_on_four_bar(alpha):
     """Primal QP (accelerations), dual QP (forces) and the closed form give the same q̈ and λ."""
@@ -119,13 +105,12 @@ def test_gauss_solutions_agree_on_redundant_constraints():
     np.testing.assert_allclose(lam0 @ np.array([1.0, 1.0, -1.0]), 0.0, atol=1e-9)   # λ ⟂ null(H3ᵀ)
 
 
-# --- Baumgarte stabilization and drift -----------------------------------------------
 def test_four_bar_drifts_without_baumgarte_and_not_with_it():
-    """RK4 at dt = 0.02 s for 5 s: ‖h‖ grows to millimetres without stabilization, stays below 1e-4 m with α = 5."""
+    """RK4 at h = 0.02 s for 5 s: ‖h‖ grows to millimetres without stabilization, stays below 1e-4 m with α = 5."""
     fb = FourBar()
     q0, v0 = fb.assemble(theta1=0.3, theta1_dot=6.0)
-    free = simulate_constrained(fb.tree, fb.closure, q0, v0, 5.0, dt=0.02)
-    held = simulate_constrained(fb.tree, fb.closure, q0, v0, 5.0, dt=0.02, alpha=5.0)
+    free = simulate_constrained(fb.tree, fb.closure, q0, v0, 5.0, h=0.02)
+    held = simulate_constrained(fb.tree, fb.closure, q0, v0, 5.0, h=0.02, alpha=5.0)
     h_free, h_held = np.linalg.norm(free.h, axis=1), np.linalg.norm(held.h, axis=1)
     assert h_free[-1] > 1e-3
     assert h_free[-1] > 3 * h_free[len(h_free) // 2]      # it keeps growing
@@ -150,7 +135,6 @@ def test_baumgarte_term_matches_formula():
     assert baumgarte(H, Hdot_v, h, v, alpha=2.0)[0] == pytest.approx(0.3 + 4.0 * 0.2 + 4.0 * 0.05)
 
 
-# --- velocity constraints --------------------------------------------------------------
 def test_driven_crank_turns_at_constant_speed_and_motor_work_is_energy():
     """The crank driven by h_v = θ̇1 − ω turns uniformly; ∫ λ ω dt equals the change of energy."""
     fb = FourBar()
@@ -179,88 +163,6 @@ def test_velocity_constraint_stabilization_decays_exponentially():
     np.testing.assert_allclose(traj.h[:, 2], 0.5 * np.exp(-alpha * traj.t), atol=1e-7)
 
 
-# --- the legged robot ----------------------------------------------------------------------
-def test_pinned_foot_force_obeys_newtons_law_for_the_centre_of_mass():
-    """f = m_total (a_com − g), with a_com by finite differences of the centre of mass along the motion."""
-    robot = PlanarBiped()
-    pin = robot.foot_pin()
-    rng = np.random.default_rng(8)
-    for _ in range(3):
-        q, v = project_to_constraint(pin, robot.standing(lean=rng.uniform(-0.3, 0.3)), rng.normal(size=7))
-        u = rng.uniform(-20, 20, 4)
-        a, f = constrained_dynamics(robot.tree, pin, q, v, u)
-        com = lambda s: robot.tree.center_of_mass(q + s * v + 0.5 * s**2 * a)  # noqa: E731
-        eps = 1e-4
-        a_com = (com(eps) - 2 * com(0.0) + com(-eps)) / eps**2
-        np.testing.assert_allclose(f, robot.mass * (a_com - np.array([0.0, -robot.g])), rtol=1e-5, atol=1e-3)
-        np.testing.assert_allclose(pin.H(q) @ a + pin.Hdot_v(q, v), 0.0, atol=1e-9)   # the foot stays put
-
-
-def test_balanced_biped_stands_still_on_its_weight():
-    """With the centre of mass above the foot, holding torques give q̈ = 0 and the ground carries (0, m g)."""
-    robot = PlanarBiped()
-    q = robot.balanced()
-    u, f = robot.holding_torques(q)
-    a, lam = constrained_dynamics(robot.tree, robot.foot_pin(), q, np.zeros(7), u)
-    np.testing.assert_allclose(a, 0.0, atol=1e-9)
-    np.testing.assert_allclose(lam, [0.0, robot.mass * robot.g], atol=1e-9)
-    np.testing.assert_allclose(f, lam, atol=1e-9)
-
-
-# --- the planar tree of rods --------------------------------------------------------------------
-def lagranges_method_tree():
-    """A floating base with a torso and a two-link leg hanging from the hip, by sympy.physics.mechanics."""
-    x, y, a, b, c = dynamicsymbols("x y a b c")
-    t = dynamicsymbols._t
-    m, l, g = (0.7, 1.3, 0.9), (1.1, 0.8, 0.6), 9.81
-    e = lambda th: sp.Matrix([sp.cos(th), sp.sin(th)])  # noqa: E731
-    base = sp.Matrix([x, y])
-    coms = [base + l[0] / 2 * e(a), base + l[1] / 2 * e(b), base + l[1] * e(b) + l[2] / 2 * e(c)]
-    T = sum(mi * (p.diff(t).T * p.diff(t))[0] / 2 + mi * li**2 / 24 * th.diff(t) ** 2
-            for mi, li, p, th in zip(m, l, coms, (a, b, c)))
-    U = sum(mi * g * p[1] for mi, p in zip(m, coms))
-    lm = LagrangesMethod(T - U, [x, y, a, b, c])
-    lm.form_lagranges_equations()
-    qs, vs = [x, y, a, b, c], sp.symbols("v0:5")
-    subs = {qi.diff(t): vi for qi, vi in zip(qs, vs)}
-    M = sp.lambdify([qs, vs], lm.mass_matrix.subs(subs))
-    forcing = sp.lambdify([qs, vs], lm.forcing.subs(subs))       # = tau_g − C v
-    tree = PlanarTree(m=m, l=l, parent=(-1, -1, 1), floating=True, g=g)
-    return tree, M, forcing
-
-
-def test_planar_tree_matches_lagranges_method():
-    """M and tau_g − C v of a floating tree equal sympy's LagrangesMethod at random states."""
-    tree, M, forcing = lagranges_method_tree()
-    for _ in range(5):
-        q, v = RNG.uniform(-3, 3, 5), RNG.uniform(-2, 2, 5)
-        np.testing.assert_allclose(tree.mass_matrix(q), np.array(M(q, v), dtype=float), atol=1e-12)
-        np.testing.assert_allclose(tree.gravity_vector(q) - tree.bias(q, v),
-                                   np.array(forcing(q, v), dtype=float).ravel(), atol=1e-10)
-
-
-def test_planar_tree_mdot_minus_2c_is_skew_symmetric():
-    """Ṁ − 2C is skew-symmetric (Ṁ by central differences along v) for the biped tree."""
-    tree = PlanarBiped().tree
-    q, v = RNG.uniform(-2, 2, 7), RNG.uniform(-2, 2, 7)
-    eps = 1e-6
-    Mdot = (tree.mass_matrix(q + eps * v) - tree.mass_matrix(q - eps * v)) / (2 * eps)
-    S = Mdot - 2 * tree.coriolis_matrix(q, v)
-    np.testing.assert_allclose(S, -S.T, atol=1e-7)
-    assert np.linalg.eigvalsh(tree.mass_matrix(q)).min() > 0
-
-
-def test_point_pin_derivatives_match_finite_differences():
-    """H = ∂h/∂q and Ḣq̇ = d/dt(H) q̇ of a pinned point equal central differences."""
-    fb = FourBar()
-    q, v = RNG.uniform(-3, 3, 3), RNG.uniform(-2, 2, 3)
-    eps = 1e-6
-    H_fd = np.column_stack([(fb.closure.h(q + eps * e) - fb.closure.h(q - eps * e)) / (2 * eps) for e in np.eye(3)])
-    np.testing.assert_allclose(fb.closure.H(q), H_fd, atol=1e-8)
-    Hdot = (fb.closure.H(q + eps * v) - fb.closure.H(q - eps * v)) / (2 * eps)
-    np.testing.assert_allclose(fb.closure.Hdot_v(q, v), Hdot @ v, atol=1e-7)
-
-
 def test_symbolic_constraint_matches_hand_written_rod():
     """sympy-derived H and Ḣq̇ of ½(x² + y² − l²) equal DistanceConstraint's closed forms."""
     x, y = sp.symbols("x y")
@@ -283,29 +185,6 @@ def test_four_bar_conserves_energy_and_closure():
     assert np.abs(traj.h).max() < 1e-7
 
 
-def test_four_bar_assembly_and_projection():
-    """assemble closes the loop for every crank angle of a crank–rocker; projection restores h = 0 and Hv = 0."""
-    fb = FourBar()
-    for theta1 in np.linspace(-np.pi, np.pi, 9):
-        q, v = fb.assemble(theta1, 1.0)
-        np.testing.assert_allclose(fb.closure.h(q), 0.0, atol=1e-12)
-        np.testing.assert_allclose(fb.closure.H(q) @ v, 0.0, atol=1e-12)
-    q, v = project_to_constraint(fb.closure, q + 0.01, v + 0.1)
-    np.testing.assert_allclose(fb.closure.h(q), 0.0, atol=1e-12)
-    np.testing.assert_allclose(fb.closure.H(q) @ v, 0.0, atol=1e-12)
-
-
-def test_fixed_step_integrators_orders():
-    """On q̈ = −q, halving dt cuts the error 2× (Euler), 16× (RK4)."""
-    def error(method, dt):
-        t, q, v = integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, dt, method)
-        return abs(q[-1, 0] - np.cos(1.0))
-    assert error("euler", 0.01) / error("euler", 0.005) == pytest.approx(2.0, rel=0.05)
-    assert error("symplectic euler", 0.01) / error("symplectic euler", 0.005) == pytest.approx(2.0, rel=0.1)
-    assert error("rk4", 0.05) / error("rk4", 0.025) == pytest.approx(16.0, rel=0.1)
-
-
-# --- bad input ------------------------------------------------------------------------------
 def test_wrong_shape_jacobian_is_rejected_by_name():
     M, tau = np.eye(3), np.zeros(3)
     with pytest.raises(ValueError, match="H must have shape"):
@@ -347,21 +226,78 @@ def test_nonpositive_alpha_is_rejected_by_name(alpha):
 
 
 def test_bad_parameters_are_rejected_by_name():
-    with pytest.raises(ValueError, match="l1"):
-        FourBar(l1=-0.4)
-    with pytest.raises(ValueError, match=r"m\[1\]"):
-        PlanarTree(m=(1.0, -1.0), l=(1.0, 1.0), parent=(-1, 0))
-    with pytest.raises(ValueError, match="parent"):
-        PlanarTree(m=(1.0, 1.0), l=(1.0, 1.0), parent=(-1, 1))
+    """A zero rod, a drive on a missing coordinate, an unset parameter, the step given twice: named."""
     with pytest.raises(ValueError, match="l must"):
         DistanceConstraint(l=0.0)
-    with pytest.raises(ValueError, match="dt"):
-        integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, -0.1)
-    with pytest.raises(ValueError, match="theta1"):
-        FourBar(l1=0.4, l2=0.3, l3=0.2, d=2.0).assemble(0.0)
     with pytest.raises(ValueError, match="index"):
         PrescribedVelocity(n=2, index=5, omega=1.0)
     with pytest.raises(ValueError, match="params"):
         SymbolicConstraint([sp.Symbol("x") - sp.Symbol("L")], [sp.Symbol("x")])
-    with pytest.raises(ValueError, match="link"):
-        PointPin(FourBar().tree, link=7, s=0.0, target=(0.0, 0.0))
+    particle, rod = pendulum_as_particle(SimplePendulum())
+    with pytest.raises(ValueError, match="give the step once"):
+        simulate_constrained(particle, rod, [0.0, -1.0], [0.0, 0.0], 1.0, h=0.01, dt=0.01)
+    with pytest.raises(ValueError, match="Constraint objects, got str"):
+        StackedConstraint([rod, "rod"])
+    with pytest.raises(ValueError, match=r"rows J of contact 'wall' must have shape \(k, 2\), got shape \(1, 3\)"):
+        constrained_dynamics(particle, Contact("wall", lambda q: q[0], lambda q: [[1.0, 0.0, 0.0]]),
+                             [0.0, -1.0], [0.0, 0.0])
+
+
+# --- one path for every constrained system: contacts held, and the old step name ---------------
+def test_contact_dynamics_is_constrained_dynamics_of_the_held_contacts():
+    """The hybrid simulator's contact forces come from constrained_dynamics: the same q̈ and λ, to the last bit."""
+    R = 1.0
+    contacts = [circle_contact([0.0, 0.0], R), floor_contact(2, -R)]
+    particle = PointMass(m=1.3, dim=2)
+    for angle, speed in ((0.2, 0.5), (1.0, 2.0)):
+        q = R * np.array([np.sin(angle), np.cos(angle)])
+        v = speed * np.array([np.cos(angle), -np.sin(angle)])
+        a_hybrid, lam_hybrid = contact_dynamics(particle, contacts[:1], q, v)
+        a, lam = constrained_dynamics(particle, contacts[:1], q, v)
+        assert np.array_equal(a_hybrid, a) and np.array_equal(lam_hybrid, lam), "two paths for one contact"
+        # on the hump, the normal force is the weight's component minus the centripetal need
+        expected = 1.3 * (9.81 * np.cos(angle) - speed**2 / R)
+        assert lam[0] == pytest.approx(expected, rel=1e-9), f"normal force {lam[0]} != m (g cos θ − v²/R) = {expected}"
+
+
+def test_a_list_of_constraints_is_their_stack():
+    """constrained_dynamics(system, [a, b]) is constrained_dynamics(system, StackedConstraint([a, b]))."""
+    fb = FourBar()
+    q, v = fb.assemble(0.4, 1.5)
+    drive = PrescribedVelocity(n=3, index=0, omega=1.5)
+    a1, lam1 = constrained_dynamics(fb.tree, [fb.closure, drive], q, v)
+    a2, lam2 = constrained_dynamics(fb.tree, StackedConstraint([fb.closure, drive]), q, v)
+    np.testing.assert_array_equal(a1, a2)
+    np.testing.assert_array_equal(lam1, lam2)
+    assert lam1.shape == (3,), f"two closure rows and one drive row, got λ of shape {lam1.shape}"
+
+
+def test_contact_is_a_position_constraint_on_its_normal_and_a_velocity_one_on_its_tangents():
+    """A sticking floor contact: A = J, b = J̇ q̇ + [2α n q̇ + α² φ, α t q̇]; the residual is [φ, t q̇]."""
+    floor = floor_contact(2, tangents=True)
+    q, v, alpha = np.array([0.3, 0.02]), np.array([0.5, -0.1]), 4.0
+    A, b = floor.acceleration_form(q, v, alpha)
+    np.testing.assert_array_equal(A, [[0.0, 1.0], [1.0, 0.0]])
+    np.testing.assert_allclose(b, [2 * alpha * -0.1 + alpha**2 * 0.02, alpha * 0.5])
+    np.testing.assert_allclose(floor.residual(q, v), [0.02, 0.5])
+    A0, b0 = floor.acceleration_form(q, v)
+    np.testing.assert_array_equal(b0, [0.0, 0.0])
+
+
+def test_finite_difference_jdot_matches_the_analytic_one():
+    """A contact built without J̇ q̇ gets it by central differences: equal to the circle's closed form."""
+    hump = circle_contact([0.0, 0.0], 1.0)
+    numeric = Contact("hump", hump.phi, hump.jacobian)
+    for q, v in (([0.6, 0.9], [1.0, -0.4]), ([-0.2, 1.3], [0.3, 2.0])):
+        q, v = np.array(q), np.array(v)
+        np.testing.assert_allclose(numeric.rows_dot_v(q, v), hump.rows_dot_v(q, v), rtol=1e-6, atol=1e-8)
+
+
+def test_the_old_step_name_and_method_spelling_still_work():
+    """simulate_constrained(dt=…, method="symplectic euler") is simulate_constrained(h=…, method="symplectic_euler")."""
+    particle, rod = pendulum_as_particle(SimplePendulum())
+    q0, v0 = particle_state(1.0, 0.5, 0.0)
+    old = simulate_constrained(particle, rod, q0, v0, 0.5, dt=0.01, alpha=10.0, method="symplectic euler")
+    new = simulate_constrained(particle, rod, q0, v0, 0.5, h=0.01, alpha=10.0, method="symplectic_euler")
+    np.testing.assert_array_equal(old.q, new.q)
+    assert old.t[-1] == 0.5 and len(old.t) == 51, f"51 samples up to 0.5 s, got {len(old.t)} up to {old.t[-1]}"

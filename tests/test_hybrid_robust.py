@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from lib.constraints import PointMass
-from lib.hybrid import (FloatingRimlessWheel, Guard, Mode, RimlessWheel, bouncing_ball_modes, bouncing_ball_rest_time,
-                        circle_contact, contact_modes, floor_contact, simulate_hybrid, spinning_ball_modes)
+from lib.bouncing import bouncing_ball_modes, bouncing_ball_rest_time, spinning_ball_modes
+from lib.hybrid import Guard, Mode, contact_modes, simulate_hybrid
 from lib.impulse import SpinningBall
+from lib.particle import PointMass, circle_contact, floor_contact
+from lib.rimless_wheel import FloatingRimlessWheel, RimlessWheel
 from lib.trajopt import VerticalHopper
 
 G = 9.81

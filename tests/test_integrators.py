@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from lib.integrators import (METHODS, energy_error, explicit_euler, integrate, rk4, stormer_verlet,
-                             symplectic_euler)
+from lib.integrators import (METHODS, energy_error, explicit_euler, integrate, integrate_fixed_step, rk4,
+                             stormer_verlet, symplectic_euler)
 from lib.manipulators import FreeRigidBody
+from lib.particle import PointMass
 from lib.pendulum import SimplePendulum
 
 # the harmonic oscillator H = ½ (p² + q²): q(t) = cos t, p(t) = −sin t from (1, 0)
@@ -121,6 +122,42 @@ def test_integrate_a_pendulum_long_horizon_energy_errors():
     assert np.max(np.abs(drift["rk4"])) < 1e-2
 
 
+# --- fixed steps of an acceleration: the constrained simulator's integrator -----------------------
+def test_fixed_step_integrators_orders():
+    """On q̈ = −q, halving h cuts the error 2× (Euler, symplectic Euler), 4× (Verlet), 16× (RK4)."""
+    def error(method, h):
+        t, q, v = integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, h, method)
+        return abs(q[-1, 0] - np.cos(1.0))
+    assert error("euler", 0.01) / error("euler", 0.005) == pytest.approx(2.0, rel=0.05)
+    assert error("symplectic_euler", 0.01) / error("symplectic_euler", 0.005) == pytest.approx(2.0, rel=0.1)
+    assert error("verlet", 0.01) / error("verlet", 0.005) == pytest.approx(4.0, rel=0.1)
+    assert error("rk4", 0.05) / error("rk4", 0.025) == pytest.approx(16.0, rel=0.1)
+
+
+def test_fixed_step_lands_on_t_final_and_matches_integrate():
+    """t_final = 1.05 with h = 0.1: ten full steps and a last one of 0.05; on a grid, the steps of integrate."""
+    t, q, v = integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.05, 0.1, "rk4")
+    assert len(t) == 12 and t[-1] == 1.05 and t[-2] == pytest.approx(1.0), f"times {t}"
+    assert q[-1, 0] == pytest.approx(np.cos(1.05), abs=1e-6)
+    pend = SimplePendulum()
+    traj = integrate(pend, [0.3], [0.0], 0.01, 50, method="verlet")
+    t, q, v = integrate_fixed_step(lambda t, q, v: pend.forward_dynamics(q, v), [0.3], [0.0], 0.5, 0.01, "verlet")
+    np.testing.assert_allclose(q, traj.q, rtol=0, atol=1e-13)
+    # the earlier spelling of symplectic Euler is still understood
+    np.testing.assert_array_equal(
+        integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 0.3, 0.1, "symplectic euler")[1],
+        integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 0.3, 0.1, "symplectic_euler")[1])
+
+
+def test_symplectic_euler_free_fall_closed_form():
+    """Free fall: v_N = v0 − N g h and z_N = z0 + N h v0 − g h² N (N + 1)/2 (the new velocity moves the mass)."""
+    ball, h, N, G = PointMass(m=2.0, dim=2), 0.01, 50, 9.81
+    traj = integrate(ball, [0.0, 1.0], [0.5, 2.0], h, N, method="symplectic_euler")
+    assert traj.v[-1, 1] == pytest.approx(2.0 - N * G * h)
+    assert traj.q[-1, 1] == pytest.approx(1.0 + N * h * 2.0 - G * h**2 * N * (N + 1) / 2)
+    assert traj.q[-1, 0] == pytest.approx(0.5 * N * h)
+
+
 # --- bad input --------------------------------------------------------------------------------
 @pytest.mark.parametrize("call, name", [
     (lambda: explicit_euler(OSC, [1.0, 0.0], -0.1, 10), "h"),
@@ -130,6 +167,8 @@ def test_integrate_a_pendulum_long_horizon_energy_errors():
     (lambda: integrate(SimplePendulum(), [0.0], [0.0], 0.1, 5, method="leapfrog"), "method"),
     (lambda: integrate(SimplePendulum(), [0.0, 1.0], [0.0], 0.1, 5), "q"),
     (lambda: integrate(FreeRigidBody(np.eye(3)), [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0], 0.1, 5), "system"),
+    (lambda: integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, -0.1), "h"),
+    (lambda: integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, 0.1, "leapfrog"), "method"),
 ])
 def test_bad_input_raises_value_error_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=rf"(^|\W){name}(\W|$)"):

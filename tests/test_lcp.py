@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from lib.lcp import (CYCLING_EXAMPLE, ITERATION_LIMIT, NO_SOLUTION, RAY_TERMINATION, SOLVED, brute_force_lcp,
                      complementarity_certificate, complementary_solutions, format_trace, lcp_batch, lemke,
                      qp_to_lcp)
-from lib.timestepping import Box
+from lib.box import Box
 
 TOL = 1e-9
 

@@ -46,3 +46,87 @@ def test_symbolic_difference_accepts_floats_and_finds_real_differences():
     assert symbolic_difference(0.5 * x**2, x**2 / 2) == 0
     assert symbolic_difference(sp.sin(x)**2, 1 - sp.cos(x)**2) == 0
     assert symbolic_difference(x**2, x**2 / 2) != 0
+
+
+# --- every route to a switched-off quantity refuses (autograder/THREATS.md, "lib's own answer") -----------
+Q, PARAMS = np.array([0.4, -1.1]), dict(m1=0.5, m2=2.0, l1=1.5, l2=0.8)
+CHAIN = dict(m=[0.5, 2.0], l=[1.5, 0.8], lc=[1.5, 0.8], I=[0.0, 0.0])  # the 2-link chain that is this pendulum
+CHAIN_PARAMETERS = [0.5, 2.0, 1.5, 0.8, 1.5, 0.8, 0.0, 0.0, 9.81]
+
+
+def _routes_to_the_mass_matrix():
+    from lib import manipulators
+    bound = lib.DoublePendulum.mass_matrix                    # a reference taken before the block
+    compiled = manipulators._compiled_chain(2)["M"]          # a compiled function taken before the block
+    arm = manipulators.PlanarChain(**CHAIN)
+    return {
+        "method bound earlier": lambda: bound(lib.DoublePendulum(**PARAMS), Q),
+        "bound method of an object made earlier": (lambda m: lambda: m(Q))(lib.DoublePendulum(**PARAMS).mass_matrix),
+        "another system's method": lambda: arm.mass_matrix(Q),
+        "Newton-Euler": lambda: arm.rnea_mass_matrix(Q),
+        "the chain's compiled function": lambda: np.array(
+            manipulators._compiled_chain(2)["M"](list(Q), [0.0, 0.0], CHAIN_PARAMETERS), dtype=float),
+        "a compiled function taken earlier": lambda: np.array(compiled(list(Q), [0.0, 0.0], CHAIN_PARAMETERS),
+                                                              dtype=float),
+        "the symbolic form": lambda: np.array(manipulators.planar_chain_form(2)[0].M.subs(dict(zip(
+            manipulators.chain_symbols(2).q + manipulators.chain_symbols(2).params,
+            list(Q) + CHAIN_PARAMETERS))), dtype=float),
+    }
+
+
+@pytest.mark.parametrize("route", list(_routes_to_the_mass_matrix()))
+def test_without_lib_refuses_every_route_to_the_mass_matrix(route):
+    reach = _routes_to_the_mass_matrix()[route]
+    expected = lib.DoublePendulum(**PARAMS).mass_matrix(Q)
+    assert np.allclose(reach(), expected), route              # the route works, so refusing it is what counts
+    with without_lib("mass_matrix"):
+        with pytest.raises(RuntimeError, match="asks for your own code"):
+            reach()
+    assert np.allclose(reach(), expected), route              # and works again after the block
+
+
+def test_without_lib_refuses_other_routes_to_forward_dynamics_and_energy():
+    dp = lib.DoublePendulum(**PARAMS)
+    M, tau = dp.mass_matrix(Q), np.array([0.3, -0.2])
+    free = lambda: constraints.constrained_acceleration(M, tau, np.zeros((0, 2)), np.zeros(0))[0]  # noqa: E731
+    assert np.allclose(free(), np.linalg.solve(M, tau))
+    energy = lib.DoublePendulum.energy
+    with without_lib("forward_dynamics"):
+        with pytest.raises(RuntimeError, match="constrained_acceleration"):
+            free()
+    with without_lib("energy"):
+        with pytest.raises(RuntimeError, match="your own code"):
+            energy(dp, Q, np.zeros(2))
+    assert np.isfinite(energy(dp, Q, np.zeros(2)))
+
+
+def test_the_grader_s_switch_ignores_what_student_code_does_to_lib_homework(monkeypatch):
+    from lib import homework
+    switch = homework.LibSwitch()               # taken before any student code, as autograder/student.py does
+    monkeypatch.setattr(homework, "SAME_QUANTITY", {})
+    monkeypatch.setattr(homework, "lib_systems", lambda: [])
+    monkeypatch.setattr(homework, "_refusing_code", lambda what, free: (lambda *a: None).__code__)
+    with switch.off("mass_matrix"):
+        for reach in (lambda: lib.DoublePendulum().mass_matrix(Q),
+                      lambda: lib.manipulators.PlanarChain(**CHAIN).rnea_mass_matrix(Q)):
+            with pytest.raises(RuntimeError, match="your own code"):
+                reach()
+
+
+def test_nested_blocks_put_everything_back_and_name_what_is_off():
+    from lib.homework import switched_off
+    code = lib.DoublePendulum.mass_matrix.__code__
+    with without_lib("mass_matrix"):
+        with without_lib("mass_matrix", "energy"):
+            assert switched_off() == ("mass_matrix", "mass_matrix", "energy")
+        assert switched_off() == ("mass_matrix",)
+        with pytest.raises(RuntimeError):
+            lib.DoublePendulum().mass_matrix(Q)
+    assert switched_off() == () and lib.DoublePendulum.mass_matrix.__code__ is code
+
+
+def test_without_lib_names_an_unknown_method():
+    with pytest.raises(ValueError, match="no system of lib has a method 'mass_matrx'"):
+        with without_lib("mass_matrx"):
+            pass
+    assert lib.DoublePendulum().mass_matrix(Q).shape == (2, 2)

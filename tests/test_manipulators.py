@@ -236,6 +236,14 @@ def test_chain_positions():
     chain = PlanarChain(m=[1.0, 1.0], l=[1.0, 2.0])
     np.testing.assert_allclose(chain.positions([np.pi / 2, -np.pi / 2]), [[0, 0], [1, 0], [1, -2]], atol=1e-12)
     assert chain.positions(np.zeros((7, 2))).shape == (7, 3, 2)
+    # unequal lengths and angles that are not a right angle apart: each link scaled by its own length
+    three = PlanarChain(m=[1.0, 1.0, 1.0], l=[1.0, 0.5, 0.25])
+    q = np.array([0.3, -0.7, 1.1])
+    phi = np.cumsum(q)
+    tips = np.cumsum(three.l[:, None] * np.c_[np.sin(phi), -np.cos(phi)], axis=0)
+    np.testing.assert_allclose(three.positions(q), np.vstack([[0.0, 0.0], tips]), atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(np.diff(three.positions(q), axis=0), axis=1), three.l)
+    np.testing.assert_allclose(three.positions(np.tile(q, (4, 1)))[2], three.positions(q))
 
 
 # --- q vs v: a free rigid body with a quaternion --------------------------------------

@@ -143,3 +143,28 @@ def test_plots_reject_something_that_is_not_a_trajectory():
         plotting.plot_angles(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="system"):
         plotting.plot_energy(object(), lib.Trajectory(np.zeros(1), np.zeros((1, 1)), np.zeros((1, 1))))
+
+
+def test_chapter_7_box_is_drawn_above_the_floor_in_every_frame():
+    """The tumbling box of chapter 7: above the floor in the data, and visible (orange pixels) in every frame."""
+    import matplotlib
+    from matplotlib.colors import to_rgb
+
+    from lib.box import Box, simulate_box
+    from lib.plotting import box_scene
+    from lib.rigid_body import rotation
+
+    matplotlib.use("Agg")
+    box = Box(m=1.0, size=(0.4, 0.2, 0.1))
+    drop = simulate_box(box, [0.0, 0.0, 0.3], rotation([0.35, 0.25, 0.1]), [0.6, 0.0, 0.0], [0.0, 0.0, 1.5],
+                        0.01, 120, mu=0.5)
+    lowest = min(box.corners(p, R)[:, 2].min() for p, R in zip(drop.p, drop.R))
+    assert lowest > -1e-6, f"the simulated box goes {-lowest:.2g} m into the floor"
+    fig, draw, times = box_scene(box, drop, frames=25)
+    orange = np.array(to_rgb("tab:orange"))
+    for k in range(len(times)):
+        draw(k)
+        fig.canvas.draw()
+        rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3] / 255.0
+        shown = np.sum(np.abs(rgb - orange).max(axis=-1) < 0.12)
+        assert shown > 200, f"frame {k} (t = {times[k]:.2f} s): the box is hidden ({shown} orange pixels)"

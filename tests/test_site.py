@@ -207,3 +207,71 @@ def test_site_contains_no_solution_or_hidden_test():
             text = html.unescape(re.sub(r"<[^>]+>", "", text))
         leaks += [f"{path.relative_to(SITE)}: {found}" for found in find_leaks(text, secrets)]
     assert not leaks, "solutions or hidden tests on the website:\n" + "\n".join(sorted(leaks)[:20])
+
+
+def test_course_kit_holds_what_a_homework_needs():
+    """course-kit.zip (linked from the Homework page): every lib module, the pinned requirements, a README."""
+    import zipfile
+
+    require_site()
+    kit = SITE / "course-kit.zip"
+    assert kit.is_file(), "course-kit.zip is missing beside the pages (written by _ext/course_site.py)"
+    with zipfile.ZipFile(kit) as z:
+        names = set(z.namelist())
+        assert z.read("course-kit/requirements.txt") == (ROOT / "requirements.txt").read_bytes()
+        assert b"pip install -r requirements.txt" in z.read("course-kit/README.txt")
+    modules = {f"course-kit/{p.relative_to(ROOT).as_posix()}" for p in (ROOT / "lib").rglob("*.py")}
+    assert modules <= names, f"lib modules missing from the kit: {sorted(modules - names)}"
+    assert not [n for n in names if "exercises" in n or "autograder" in n], "the kit must hold no grading material"
+
+
+@pytest.mark.site
+def test_homework_table_fits_a_phone(browser, server):
+    """At 390 px every cell of the homework table (the points included) lies inside the screen."""
+    page, problems = visit(browser, server, "homework.html")
+    try:
+        assert not problems, "\n".join(problems)
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(200)
+        overflow = page.evaluate("""() => Array.from(document.querySelectorAll('.homework-table td'))
+            .filter(td => td.getBoundingClientRect().right > window.innerWidth + 1)
+            .map(td => td.innerText.slice(0, 40))""")
+        cells = page.evaluate("() => document.querySelectorAll('.homework-table td').length")
+        assert cells >= 40, f"the homework table has only {cells} cells"
+        assert not overflow, f"homework table cells off-screen at 390 px: {overflow[:5]}"
+    finally:
+        page.close()
+
+
+@pytest.mark.site
+def test_search_snippets_read_as_text_not_tex(browser, server):
+    """The snippets under search results show equations as text ("M", "τ", "[equation]"), never TeX source."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{server}/search.html?q=Coriolis+matrix", wait_until="load")
+        page.wait_for_function("() => document.querySelectorAll('p.context').length >= 3", timeout=30_000)
+        snippets = page.evaluate("() => Array.from(document.querySelectorAll('p.context')).map(p => p.textContent)")
+        tex = [s[:120] for s in snippets if re.search(r"\\\(|\\\[|\\dot|\\begin|\\tau|\\mathsf", s)]
+        assert not tex, f"search snippets show raw TeX: {tex}"
+    finally:
+        page.close()
+
+
+def chapter_page_paths():
+    return [p for p in site_pages() if p.startswith("chapters/")] or ["chapters/01_lagrangian.html"]
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("page_path", chapter_page_paths())
+def test_chapter_reads_like_a_book(browser, server, page_path, width):
+    """Numbered chapter title, no raw $ in the prose, no display equation cut off (tools/site_audit.py measures)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from site_audit import audit_page
+
+    m = audit_page(browser, server, page_path, width)
+    assert m["title_numbered"], f"{page_path}: the chapter title carries no number"
+    assert m["raw_dollars"] == 0, f"{page_path} at {width} px: {m['raw_dollars']} raw $ in the prose (unparsed math)"
+    assert m["cut_equations"] == 0, f"{page_path} at {width} px: {m['cut_equations']} display equations cut off"

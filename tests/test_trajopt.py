@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from lib.hybrid import RimlessWheel, first_event, simulate_hybrid
+from lib.hybrid import first_event, simulate_hybrid
+from lib.rimless_wheel import RimlessWheel
 from lib.trajopt import (Phase, VerticalHopper, _defect_jacobian, collocation_violations, hermite_simpson_defects,
                          hopper_collocation, hybrid_collocation, rimless_wheel_collocation, rimless_wheel_phase)
 

@@ -118,3 +118,21 @@ def test_a_changed_configuration_restarts_the_worker(course, worker):
     os.utime(config, ns=(stamp, stamp))
     assert run(worker, course, "ada").returncode == 0
     assert worker.proc.pid != pid
+
+
+def test_a_worker_without_the_sandbox_grades_nothing(course, monkeypatch):
+    """Fail closed even below the grade command: the judge refuses to run a student's code unconfined."""
+    hand_in(course, "unboxed")
+    monkeypatch.setenv("PATH", "/nonexistent")            # no bubblewrap to be found
+    monkeypatch.delenv("RBD_NO_SANDBOX", raising=False)   # and unconfined grading not asked for
+    monkeypatch.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{course.root / 'gradebook.db'}")
+    handle = GradingWorker(course, memory_mb=4096)
+    try:
+        refused = run(handle, course, "unboxed")
+    finally:
+        handle.stop()
+    assert refused.returncode != 0, refused.log
+    assert "SandboxMissing" in refused.log and "apt-get install bubblewrap" in refused.log, refused.log
+    assert "the grading sandbox cannot be set up" in diagnose(refused, 600)
+    book = gradebook.scores(course, "hw01", "unboxed")   # nbgrader filed the submission, and scored nothing
+    assert book is None or all(score is None for score, _ in book["parts"].values()), book

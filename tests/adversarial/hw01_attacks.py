@@ -5,9 +5,12 @@ released notebook) and replaces some answer cells (``replace``: grade_id ->
 source) or edits the notebook (``edit``: a function of the notebook).
 ``expect`` is the outcome: ``status``; ``lost``, the test cells that must
 score 0 (every other test cell keeps its points); ``flag``, text that must
-appear in the evidence (status "flagged for review"); ``reason``, text of the
-reason when it could not be graded. tests/test_adversarial.py grades them all
-in one batch with the real grading command.
+appear in the evidence (status "flagged for review"); ``note``, text that must
+appear in the notes (say why a part scored 0); ``reason``, text of the reason
+when it could not be graded. tests/test_adversarial.py grades them all in one
+batch with the real grading command, with a copy of the course (solutions
+and hidden tests included) lying outside the course folder, in the grader's
+home folder, as an instructor's own checkout would.
 """
 
 import nbformat
@@ -19,6 +22,7 @@ def mass_matrix(q, m1, m2, l1, l2):
     return np.array([[(m1 + m2) * l1**2 + m2 * l2**2 + 2 * m2 * l1 * l2 * c2, corner],
                      [corner, m2 * l2**2]])
 """
+CHAIN_PARAMETERS = "[m1, m2, l1, l2, l1, l2, 0.0, 0.0, 9.81]"  # the 2-link chain with lc = l, I = 0: this pendulum
 ALL = ["test-cartpole-energy", "test-cartpole-forces", "test-mass-matrix", "test-acceleration", "test-energy",
        "test-motor-side"]
 
@@ -83,7 +87,7 @@ ATTACKS = [
     # --- resources --------------------------------------------------------------------
     {"name": "memory-bomb", "base": "reference",
      "replace": {"answer-energy": "hoard = bytearray(64 * 2**30)"},
-     "expect": {"status": "graded", "lost": ["test-energy"]}},
+     "expect": {"status": "graded", "lost": ["test-energy"], "note": "answer-energy: it ran out of memory"}},
     {"name": "fork-bomb", "base": "reference",
      "replace": {"answer-energy": "import os\nwhile True:\n    os.fork()"},
      "expect": {"status": "flagged for review", "lost": ["test-energy"], "flag": "starts processes"}},
@@ -97,7 +101,8 @@ ATTACKS = [
      "expect": {"status": "graded", "lost": []}},
     # --- crashes ---------------------------------------------------------------------
     {"name": "os-exit", "base": "reference", "replace": {"answer-acceleration": "import os\nos._exit(0)"},
-     "expect": {"status": "graded", "lost": ["test-acceleration"]}},
+     "expect": {"status": "graded", "lost": ["test-acceleration"],
+                "note": "answer-acceleration: this cell ended the student's Python process (it exited with status 0"}},
     {"name": "sys-exit-after-answer", "base": "reference",
      "replace": {"answer-mass-matrix": MASS_MATRIX + "import sys\nsys.exit(0)"},
      "expect": {"status": "graded", "lost": []}},
@@ -106,7 +111,11 @@ ATTACKS = [
      "expect": {"status": "graded", "lost": []}},
     {"name": "segfault", "base": "reference",
      "replace": {"answer-acceleration": "import ctypes\nctypes.string_at(0)"},
-     "expect": {"status": "flagged for review", "lost": ["test-acceleration"], "flag": "raw code"}},
+     "expect": {"status": "flagged for review", "lost": ["test-acceleration"], "flag": "raw code",
+                "note": "answer-acceleration: this cell ended the student's Python process (killed by SIGSEGV"}},
+    {"name": "kills-every-process", "base": "reference",
+     "replace": {"answer-mass-matrix": MASS_MATRIX + "import os, signal\nos.kill(-1, signal.SIGKILL)"},
+     "expect": {"status": "flagged for review", "lost": [], "flag": "starts processes"}},
     {"name": "crash-inside-function", "base": "reference",
      "replace": {"answer-mass-matrix": "import os\ndef mass_matrix(q, m1, m2, l1, l2):\n    os._exit(1)"},
      "expect": {"status": "graded", "lost": ["test-mass-matrix"]}},
@@ -190,12 +199,60 @@ ATTACKS = [
                                        "    if 'def mass_matrix' in text and 'BEGIN SOLUTION' in text:\n"
                                        "        raise SystemExit('found it')"},
      "expect": {"status": "flagged for review", "lost": ALL, "flag": "reference"}},
+    {"name": "walks-the-disk", "base": "blank",   # no flagged word: only the allow-list stops it
+     "replace": {"answer-mass-matrix": "import json, os, sys\n"
+                                       "skip = ('/proc', '/sys', '/dev', '/usr', sys.prefix, sys.base_prefix)\n"
+                                       "for top, dirs, files in os.walk('/'):\n"
+                                       "    dirs[:] = [d for d in dirs if not os.path.join(top, d).startswith(skip)]\n"
+                                       "    for name in files:\n"
+                                       "        if name.endswith('.ipynb'):\n"
+                                       "            try:\n"
+                                       "                cells = json.load(open(os.path.join(top, name)))['cells']\n"
+                                       "            except (OSError, ValueError, KeyError):\n"
+                                       "                continue\n"
+                                       "            for cell in cells:\n"
+                                       "                text = ''.join(cell['source'])\n"
+                                       "                if 'def mass_matrix' in text and 'c2 =' in text:\n"
+                                       "                    exec(text)"},
+     "expect": {"status": "graded", "lost": ALL}},
     {"name": "writes-everywhere", "base": "reference",
      "replace": {"answer-mass-matrix": MASS_MATRIX + "import os\nfor place in ('/', '/tmp/', os.path.expanduser('~/'), "
                                                      "'/work/', '/root/'):\n    try:\n"
                                                      "        open(place + 'left-behind.txt', 'w').write('x')\n"
                                                      "    except OSError:\n        pass"},
      "expect": {"status": "graded", "lost": []}},
+    # --- lib's own answer, reached around the switch (lib.homework.without_lib) ------------------
+    {"name": "binds-lib-method-early", "base": "reference",
+     "replace": {"answer-mass-matrix": "_MM = lib.DoublePendulum.mass_matrix\n"
+                                       "def mass_matrix(q, m1, m2, l1, l2):\n"
+                                       "    return _MM(lib.DoublePendulum(m1=m1, m2=m2, l1=l1, l2=l2), q)",
+                 "answer-energy": "_E = lib.DoublePendulum.energy\n"
+                                  "def double_pendulum_energy(q, v, m1, m2, l1, l2, g=9.81):\n"
+                                  "    arm = lib.DoublePendulum(m1=m1, m2=m2, l1=l1, l2=l2, g=g)\n"
+                                  "    return np.array([_E(arm, qk, vk) for qk, vk in zip(q, v)])"},
+     "expect": {"status": "graded", "lost": ["test-mass-matrix", "test-energy"]}},
+    {"name": "lib-by-another-route", "base": "reference",
+     "replace": {"answer-mass-matrix": "from lib.manipulators import PlanarChain\n"
+                                       "def mass_matrix(q, m1, m2, l1, l2):\n"
+                                       "    arm = PlanarChain(m=[m1, m2], l=[l1, l2], lc=[l1, l2], I=[0.0, 0.0])\n"
+                                       "    return arm.rnea_mass_matrix(q)",
+                 "answer-acceleration": "def acceleration(M, C, tau_g, B, v, u):\n"
+                                        "    tau = np.asarray(tau_g) + np.asarray(B) @ u - np.asarray(C) @ v\n"
+                                        "    no_constraint = np.zeros((0, len(v)))\n"
+                                        "    return lib.constraints.constrained_acceleration(M, tau, no_constraint, "
+                                        "np.zeros(0))[0]"},
+     "expect": {"status": "graded", "lost": ["test-mass-matrix", "test-acceleration"]}},
+    {"name": "lib-internals", "base": "reference",
+     "replace": {"answer-mass-matrix": "def mass_matrix(q, m1, m2, l1, l2):\n"
+                                       "    M = lib.manipulators._compiled_chain(2)['M']\n"
+                                       f"    return np.array(M(list(q), [0.0, 0.0], {CHAIN_PARAMETERS}), dtype=float)"},
+     "expect": {"status": "flagged for review", "lost": ["test-mass-matrix"], "flag": "lib's internals"}},
+    {"name": "lib-internals-bound-early", "base": "reference",
+     "replace": {"answer-mass-matrix": "from lib.manipulators import _compiled_chain\n"
+                                       "_M = _compiled_chain(2)['M']\n"
+                                       "def mass_matrix(q, m1, m2, l1, l2):\n"
+                                       f"    return np.array(_M(list(q), [0.0, 0.0], {CHAIN_PARAMETERS}), dtype=float)"},
+     "expect": {"status": "flagged for review", "lost": ["test-mass-matrix"], "flag": "lib's internals"}},
     # --- harmless noise -----------------------------------------------------------------
     {"name": "asks-for-input", "base": "reference",
      "replace": {"answer-mass-matrix": "name = input('your name? ')\n" + MASS_MATRIX},

@@ -1,0 +1,66 @@
+"""The book as one PDF (``make pdf``): every chapter in it, math rendered, nothing secret.
+
+The PDF is read back with poppler's ``pdfinfo`` and ``pdftotext`` (Debian's
+poppler-utils). The test is skipped when the PDF or poppler is missing, unless
+``RBD_REQUIRE_PDF=1`` (as in CI, where ``make test`` builds the PDF first).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from autograder.leaks import find_leaks
+
+ROOT = Path(__file__).resolve().parents[1]
+PDF = ROOT / "_build" / "html" / "book.pdf"
+
+
+@pytest.fixture(scope="module")
+def pdf_text():
+    missing = [what for what, ok in (("the PDF (make pdf)", PDF.is_file()),
+                                     ("pdftotext (apt-get install poppler-utils)", shutil.which("pdftotext")))
+               if not ok]
+    if missing:
+        if os.environ.get("RBD_REQUIRE_PDF") == "1":
+            pytest.fail(f"missing {', '.join(missing)}, and RBD_REQUIRE_PDF=1")
+        pytest.skip(f"missing {', '.join(missing)}; set RBD_REQUIRE_PDF=1 to require it")
+    return subprocess.run(["pdftotext", "-layout", str(PDF), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def chapter_titles():
+    """The first heading of every chapter listed in _toc.yml."""
+    titles = []
+    for name in re.findall(r"file:\s*(chapters/\S+)", (ROOT / "_toc.yml").read_text()):
+        text = (ROOT / f"{name}.md").read_text()
+        titles.append(re.search(r"^# (.+)$", text, re.M).group(1).strip())
+    return titles
+
+
+def test_pdf_has_the_whole_book(pdf_text):
+    pages = int(re.search(r"Pages:\s+(\d+)", subprocess.run(["pdfinfo", str(PDF)], capture_output=True,
+                                                             text=True, check=True).stdout).group(1))
+    assert pages >= 50, f"the book's PDF has only {pages} pages"
+    assert pdf_text.count("\f") + 1 >= pages
+    flat = " ".join(pdf_text.split())
+    missing = [t for t in chapter_titles() if " ".join(t.split()) not in flat]
+    assert not missing, f"chapters missing from the PDF: {missing}"
+    assert "Bibliography" in flat and "Tedrake" in flat, "the bibliography is missing from the PDF"
+
+
+def test_pdf_math_is_rendered_not_raw_tex(pdf_text):
+    leftovers = [s for s in ("$$", "\\begin{", "\\frac{", "\\mathsf") if s in pdf_text]
+    assert not leftovers, f"untypeset TeX in the PDF: {leftovers}"
+
+
+def test_pdf_contains_no_solution_or_hidden_test(pdf_text):
+    from tests.test_site import solution_lines
+
+    secrets = solution_lines()
+    assert secrets
+    leaks = find_leaks(pdf_text, secrets)
+    assert not leaks, f"solutions or hidden tests in the PDF: {sorted(leaks)[:10]}"
