@@ -166,6 +166,19 @@ def load_mistakes(assignment):
     return module.MISTAKES
 
 
+def test_the_check_covers_every_homework():
+    """All thirteen homeworks are checked, each with its typical mistakes and declarations naming real answer cells."""
+    everything = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())
+    assert [f"hw{k:02d}" for k in range(1, 14)] == everything[:13], everything
+    for assignment in everything:
+        homework = mutants.Homework(REPO / "exercises" / assignment / f"{assignment}.ipynb")
+        assert load_mistakes(assignment), f"{assignment}: no typical mistake in tests/mistakes/{assignment}.py"
+        assert homework.declarations_path().is_file(), f"{assignment}: no {mutants.DECLARATIONS}"
+        for ident, why in homework.declared().items():
+            assert ident.split(":")[0] in homework.parts, f"{assignment}: {ident} names no answer cell"
+            assert ident.split(":")[3].split("#")[0] in mutants.OPERATORS, f"{assignment}: {ident} names no operator"
+
+
 @pytest.mark.slow
 def test_every_assignment_passes_the_mutation_check(tmp_path):
     """No mutant of any reference solution passes every test unless it is declared equivalent with a reason,
