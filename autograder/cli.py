@@ -45,6 +45,20 @@ def build_parser():
 
     status = commands.add_parser("status", help="print a short table of the outcomes")
     status.add_argument("--assignment", help="default: every assignment")
+
+    mutants = commands.add_parser("mutants", help="change the reference solutions the way students get them "
+                                                  "wrong, and report which changes the tests catch")
+    mutants.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
+    mutants.add_argument("--jobs", type=int, metavar="N", help="mutants run at once (default: one per core)")
+    mutants.add_argument("--show", choices=("survivors", "visible", "all"), default="survivors",
+                         help="list the survivors (default), also what only grading catches, or every mutant")
+    mutants.add_argument("--json", metavar="FILE", help="also write every mutant and its verdict to FILE")
+    mutants.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                         help="limit for one call or cell of a mutant (default: 60, as in grading)")
+    mutants.add_argument("--only", action="append", metavar="ID",
+                         help="run just this mutant (repeat for more); ids as --show all lists them")
+    mutants.add_argument("--complete", action="store_true",
+                         help="run every test a mutant reaches, not only until a visible test fails")
     return parser
 
 
@@ -87,6 +101,11 @@ def main(argv=None):
         elif args.command == "status":
             from .export import status
             status(course, args.assignment)
+        elif args.command == "mutants":
+            from .mutants import check
+            if not check(course, args.assignments, jobs=args.jobs, timeout=args.timeout, show=args.show,
+                         json_out=args.json, only=args.only, complete=args.complete):
+                return 1
     except FileNotFoundError as err:
         if "alembic" in str(err):
             err = (f"nbgrader needs the alembic command to create the gradebook, and {sys.executable} has none "

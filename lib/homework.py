@@ -221,11 +221,13 @@ def symbolic_difference(a, b):
     return sp.simplify(sp.nsimplify(sp.sympify(a) - sp.sympify(b), rational=True))
 
 
-def self_check(points, passed, written=0):
+def self_check(points, passed, written=0, notebook=None):
     """Print which autograded parts pass their visible tests; ``written`` points are graded by hand.
 
     ``points`` maps part number -> points; ``passed`` maps part number -> True
-    once that part's visible tests ran through.
+    once that part's visible tests ran through. ``notebook``: the homework's
+    file name; when it is in the current folder, its written answers are
+    read from it (as last saved) and any still saying YOUR ANSWER HERE are named.
 
     >>> self_check({1: 3, 2: 2}, {1: True}, written=3)
     Part 1 (3 points): visible tests pass
@@ -241,3 +243,23 @@ def self_check(points, passed, written=0):
     print(f"\nThe visible tests pass for {passing} of the {sum(points.values())} autograded points.")
     tail = f"; the written parts ({written} points) are graded by hand." if written else "."
     print("Grading also runs hidden tests of the same kind" + tail)
+    for cell in _unanswered(notebook):
+        print(f"The written answer {cell} still says YOUR ANSWER HERE (in the notebook as last saved).")
+
+
+def _unanswered(notebook):
+    """grade_ids of the written-answer cells of the saved notebook that still hold the stub."""
+    import json
+    import os
+
+    if not notebook or not os.path.isfile(notebook):
+        return []
+    try:
+        with open(notebook, encoding="utf-8") as f:
+            cells = json.load(f).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [cell["metadata"]["nbgrader"].get("grade_id", "?") for cell in cells
+            if isinstance(cell, dict) and cell.get("cell_type") == "markdown"
+            and cell.get("metadata", {}).get("nbgrader", {}).get("solution")
+            and "YOUR ANSWER HERE" in "".join(cell.get("source", ""))]

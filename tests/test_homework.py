@@ -12,7 +12,10 @@ one batch of submissions is graded once for the whole module:
 * ``broken`` (not JSON) and ``empty`` (empty file): "could not be graded",
   never a 0, and the rest of the batch is still graded;
 * ``crash`` (os._exit in an answer cell): graded, losing only what needs that
-  cell (the cells after it run again without it).
+  cell (the cells after it run again without it);
+* ``mutant-<k>``: a few mutants of the reference (autograder/mutants.py), whose
+  lost points must be exactly the test cells that the mutation check's fast
+  runner says they fail.
 
 Then feedback and export are checked, and for hw01 a zip with other layouts, a
 cell that runs past its time limit and a notebook of another course. The fast
@@ -35,7 +38,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import gradebook, leaks, submissions
+from autograder import gradebook, leaks, mutants, submissions
 from autograder.cli import main
 from autograder.course import Course
 from autograder.export import COLUMNS
@@ -125,8 +128,32 @@ def released(course, assignment):
     return nbformat.read(str(course.release_dir / assignment / f"{assignment}.ipynb"), as_version=4)
 
 
+SPOT_CHECKS = 4  # mutants per assignment graded by nbgrader too
+
+
 @pytest.fixture(scope="module")
-def batches(course, tmp_path_factory):
+def spot_mutants(course, tmp_path_factory):
+    """A few mutants of each assignment, with the mutation check's verdict on every test cell they reach.
+
+    ``python -m autograder mutants --only ... --complete``, as an instructor
+    would run it; the sample always holds a declared equivalent mutant when
+    the assignment has one (it must keep full marks when graded).
+    """
+    found = {}
+    for assignment, source in SOURCES.items():
+        out = tmp_path_factory.mktemp(f"mutants-{assignment}") / "verdicts.json"
+        ids = mutants.sample(source.path, SPOT_CHECKS)
+        run = subprocess.run([sys.executable, "-m", "autograder", "--root", str(course.root), "mutants", assignment,
+                              "--complete", "--json", str(out), *(f"--only={i}" for i in ids)],
+                             capture_output=True, text=True, timeout=1800)
+        assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+        found[assignment] = json.loads(out.read_text())[0]["mutants"]
+        assert len(found[assignment]) >= 2, f"{assignment}: the sample {ids} left too few mutants"
+    return found
+
+
+@pytest.fixture(scope="module")
+def batches(course, spot_mutants, tmp_path_factory):
     """Hand in and grade one batch per assignment.
 
     Returns assignment -> (folder, digests before grading, outcomes by student).
@@ -151,6 +178,9 @@ def batches(course, tmp_path_factory):
         (folder / "empty.ipynb").write_text("")
         write(submission(blank, {**source.answers, source.code_answers[0]: "import os\nos._exit(1)"}),
               "crash", assignment, notebook)
+        for k, mutant in enumerate(spot_mutants[assignment]):
+            write(submission(blank, {**source.answers, mutant["cell"]: mutant["source"]}),
+                  f"mutant-{k}", assignment, notebook)
         before = tree_digest(folder)
         assert cli(course.root, "grade", folder, "--assignment", assignment) == 0
         outcomes = {o["student"]: o for o in Outcomes(course).all(assignment)}
@@ -198,6 +228,8 @@ def test_release_gives_nothing_away(course, assignment):
         secret = [line for line in kept if line in leaks.secret_lines(source.nb)]
         assert not secret, f"lines of the solution of {name} are in the release: {secret}"
     assert not any(cell.get("outputs") for cell in blank.cells), "the release has outputs"
+    shipped = sorted(p.name for p in (course.release_dir / assignment).iterdir())
+    assert shipped == [f"{assignment}.ipynb"], f"the release holds more than the notebook: {shipped}"
     assert set(nbgrader_cells(blank, grade=True)) == set(source.tests) | set(source.written)
 
 
@@ -259,6 +291,22 @@ def test_mistake_loses_exactly_its_part(batches, assignment, mistake):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_mutation_check_agrees_with_nbgrader(batches, spot_mutants, assignment):
+    """The mutation check's fast runner and real grading take the points of the same test cells."""
+    source, outcomes = SOURCES[assignment], batches[assignment][2]
+    for k, mutant in enumerate(spot_mutants[assignment]):
+        verdict = mutant["verdict"]
+        assert verdict["outcome"] == "ran", mutant
+        outcome = outcomes[f"mutant-{k}"]
+        assert outcome["status"] == GRADED, outcome
+        lost = {name for name, score in autograded_points(source, outcome).items() if score == 0}
+        assert lost == set(verdict["failed"]), (
+            f"{mutant['id']} ({mutant['change']}): grading took the points of {sorted(lost)}, the mutation check "
+            f"says it fails {sorted(verdict['failed'])}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_a_crashing_cell_costs_only_what_depends_on_it(batches, assignment):
     """os._exit in one answer cell: that answer is lost, the cells after it still run and earn their points."""
     source, crash = SOURCES[assignment], batches[assignment][2]["crash"]
@@ -278,7 +326,8 @@ def test_bad_submissions_are_reported_not_zeroed(course, batches, assignment):
         assert outcome["score"] is None
         assert not course.student_folder("autograded", student, assignment).exists()
     graded = {s for s, o in outcomes.items() if o["status"] == GRADED}
-    assert graded == {"reference", "blank", "crash"} | {m["name"] for m in SOURCES[assignment].mistakes}
+    assert graded == ({"reference", "blank", "crash"} | {m["name"] for m in SOURCES[assignment].mistakes}
+                      | {s for s in outcomes if s.startswith("mutant-")})
     in_gradebook = set(gradebook.students(course, assignment))
     assert graded <= in_gradebook and not in_gradebook & set(BAD), "no 0 in the gradebook for them either"
 
@@ -346,9 +395,9 @@ def test_hw01_feedback_keeps_the_teaching_messages(course, feedback):
     """A visible test's message and a hidden test's message both reach the student."""
     factor = feedback_text(course, "hw01", "mass-matrix-missing-factor-2")
     assert "M[0,0] = m1*l1**2 + m2*(l1 + l2)**2 = 5; yours is 4" in factor
-    friction = feedback_text(course, "hw01", "motor-side-friction-over-n_r")
-    assert "the friction term of the link side divided by n_r is" in friction
-    assert "check_motor_side_equivalence" not in friction
+    lever = feedback_text(course, "hw01", "cartpole-wind-lever-constant")
+    assert "Q_theta must be the torque of F about the pivot: F times its lever arm" in lever
+    assert "check_force_on_bob" not in lever
 
 
 # --- export and status ----------------------------------------------------------
@@ -462,6 +511,27 @@ def test_secret_lines_of_the_source():
     assert "Q_cartpole = sp.Matrix([f - b * xd + F, F * l * sp.cos(theta)])" in secrets
     assert "def check_mass_matrix_everywhere():" in secrets
     assert "import numpy as np" not in secrets and "def mass_matrix(q, m1, m2, l1, l2):" not in secrets
+
+
+def test_self_check_names_written_answers_left_blank(tmp_path, monkeypatch, capsys):
+    """The last cell's summary names a written answer that still holds the release's stub, and only that one."""
+    from lib.homework import self_check
+
+    source = SOURCES[ASSIGNMENTS[0]]
+    written = sorted(source.written)
+    assert written, "the first assignment has no written answer to test with"
+    nb = copy.deepcopy(source.nb)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == written[0]:
+            cell.source = "YOUR ANSWER HERE"
+    monkeypatch.chdir(tmp_path)
+    nbformat.write(nb, "hw.ipynb")
+    self_check({1: 2}, {1: True}, written=3, notebook="hw.ipynb")
+    assert f"The written answer {written[0]} still says YOUR ANSWER HERE" in capsys.readouterr().out
+    nbformat.write(source.nb, "hw.ipynb")
+    self_check({1: 2}, {1: True}, written=3, notebook="hw.ipynb")
+    self_check({1: 2}, {1: True}, written=3, notebook="missing.ipynb")
+    assert "YOUR ANSWER HERE" not in capsys.readouterr().out
 
 
 def test_scrubber_hides_hidden_tests_keeps_messages():

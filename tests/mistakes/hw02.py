@@ -6,7 +6,10 @@ exercises/hw02/hw02.ipynb), the test cell that must then lose its points
 tests/test_homework.py hands in the reference solution with that one cell
 replaced and checks that it loses exactly the points of ``fails``.
 
-Three of them pass the visible tests and are caught only by the hidden ones.
+tests/test_mutants.py runs each one against the tests directly: the visible
+tests must catch it, unless the entry says ``"visible": False`` (then only the
+hidden ones do), and the first failing test's message must contain
+``"message"`` when the entry gives one.
 """
 
 MISTAKES = [
@@ -27,7 +30,7 @@ def box_inertia(m, a, b, c):
         "cell": "answer-cylinder",
         "fails": "test-cylinder",
         "what": "a^2 - b^2 (as in the mass) instead of a^2 + b^2 in the inertia "
-                "(passes the visible tests, which only use a solid cylinder)",
+                "(a solid cylinder, b = 0, cannot tell the two apart)",
         "source": """\
 def hollow_cylinder_inertia(m, a, b, h):
     radial = a**2 - b**2
@@ -39,7 +42,8 @@ def hollow_cylinder_inertia(m, a, b, h):
         "cell": "answer-parallel-axis",
         "fails": "test-parallel-axis",
         "what": "the scalar Steiner formula applied to each diagonal entry, the products of inertia "
-                "-m r r^T off the diagonal forgotten (passes the visible tests, where r is along an axis)",
+                "-m r r^T off the diagonal forgotten",
+        "message": "also adds products of inertia",
         "source": """\
 def parallel_axis(I_c, m, r):
     r = np.asarray(r, dtype=float)
@@ -50,8 +54,9 @@ def parallel_axis(I_c, m, r):
         "name": "race-sorted-by-inertia",
         "cell": "answer-race",
         "fails": "test-race",
-        "what": "the racers ranked by I instead of by I/(m r^2) (passes the visible tests, "
-                "where all bodies have the same mass and radius)",
+        "what": "the racers ranked by I instead of by I/(m r^2) (the same order when all bodies have the same "
+                "mass and radius)",
+        "message": "only I/(m r^2) decides",
         "source": """\
 def rolling_acceleration(m, r, I, gamma, g=9.81):
     return g * np.sin(gamma) / (1.0 + I / (m * r**2))
@@ -67,8 +72,9 @@ def race(bodies, gamma, length, g=9.81):
         "name": "kinetic-energy-frames-mixed",
         "cell": "answer-kinetic-energy",
         "fails": "test-kinetic-energy",
-        "what": "the body-frame inertia used with the world-frame angular velocity (R forgotten); "
-                "passes the visible tests, where R is the identity",
+        "what": "the body-frame inertia used with the world-frame angular velocity (R forgotten; right only "
+                "when R is the identity)",
+        "message": "rotate one of the two before they meet",
         "source": """\
 def kinetic_energy(m, I_body, R, v_c, omega):
     v_c, omega = np.asarray(v_c, dtype=float), np.asarray(omega, dtype=float)

@@ -1,4 +1,4 @@
-"""Typical mistakes in homework 4, one for each autograded part.
+"""Typical mistakes in homework 4, at least one for each autograded part.
 
 Each entry gives the answer cell it replaces (``cell``, a grade_id of
 exercises/hw04/hw04.ipynb), the test cell that must then lose its points
@@ -7,8 +7,10 @@ tests/test_homework.py builds one submission per entry, the reference solution
 with that single cell replaced, grades them with nbgrader, and checks that each
 loses exactly the points of ``fails`` and keeps all the others.
 
-The Baumgarte and tension mistakes pass the visible tests and are caught only
-by the hidden ones.
+tests/test_mutants.py runs each one against the tests directly: the visible
+tests must catch it, unless the entry says ``"visible": False`` (then only the
+hidden ones do), and the first failing test's message must contain
+``"message"`` when the entry gives one.
 """
 
 MISTAKES = [
@@ -18,6 +20,7 @@ MISTAKES = [
         "fails": "test-multiplier",
         "what": "np.linalg.inv instead of the pseudo-inverse: right for independent constraints, "
                 "fails when H M^-1 H^T is singular (redundant constraints)",
+        "message": "use the pseudo-inverse np.linalg.pinv",
         "source": """\
 def constraint_multiplier(M, tau, H, Hdot_v):
     M, tau, H, Hdot_v = (np.asarray(x, dtype=float) for x in (M, tau, H, Hdot_v))
@@ -29,8 +32,8 @@ def constraint_multiplier(M, tau, H, Hdot_v):
         "name": "baumgarte-damping-without-2",
         "cell": "answer-baumgarte",
         "fails": "test-baumgarte",
-        "what": "the damping term written alpha H qdot instead of 2 alpha H qdot (under-damped error; "
-                "passes the visible tests, where hdot = 0)",
+        "what": "the damping term written alpha H qdot instead of 2 alpha H qdot (under-damped error)",
+        "message": "check the damping term 2 alpha H qdot",
         "source": """\
 def baumgarte_multiplier(M, tau, H, Hdot_v, h, v, alpha):
     H = np.atleast_2d(np.asarray(H, dtype=float))
@@ -68,8 +71,7 @@ def simulate_particle_pendulum(m, l, g, theta0, t_final, dt, alpha=None):
         "name": "tension-is-minus-lambda",
         "cell": "answer-tension",
         "fails": "test-tension",
-        "what": "the tension taken as -lambda, forgetting the length |p| = l of H^T = p (right only for l = 1, "
-                "so it passes the visible tests)",
+        "what": "the tension taken as -lambda, forgetting the length |p| = l of H^T = p (right only for l = 1)",
         "source": """\
 def rod_tension(m, l, g, q, v):
     M, tau = m * np.eye(2), np.array([0.0, -m * g])

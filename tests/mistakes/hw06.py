@@ -1,4 +1,4 @@
-"""Typical mistakes in homework 6, one for each autograded part.
+"""Typical mistakes in homework 6, at least one for each autograded part.
 
 Each entry gives the answer cell it replaces (``cell``, a grade_id of
 exercises/hw06/hw06.ipynb), the test cell that must then lose its points
@@ -6,7 +6,10 @@ exercises/hw06/hw06.ipynb), the test cell that must then lose its points
 tests/test_homework.py grades the reference with that single cell replaced and
 checks that exactly the points of ``fails`` are lost.
 
-Three of the four pass the visible tests and are caught only by the hidden ones.
+tests/test_mutants.py runs each one against the tests directly: the visible
+tests must catch it, unless the entry says ``"visible": False`` (then only the
+hidden ones do), and the first failing test's message must contain
+``"message"`` when the entry gives one.
 """
 
 MISTAKES = [
@@ -15,7 +18,8 @@ MISTAKES = [
         "cell": "answer-impact-map",
         "fails": "test-impact-map",
         "what": "(n M^-1 n^T) inverted with np.linalg.inv instead of the pseudo-inverse, which fails when two "
-                "contacts share a normal (passes the visible tests, which have one contact)",
+                "contacts share a normal",
+        "message": "use np.linalg.pinv",
         "source": """\
 def impact_map(M, n, e):
     M = np.asarray(M, dtype=float)
@@ -29,7 +33,8 @@ def impact_map(M, n, e):
         "cell": "answer-spinning-ball",
         "fails": "test-spinning-ball",
         "what": "the hollow sphere's inertia 2/3 m r^2 written into M whatever kappa is given "
-                "(passes the visible tests, which use the hollow sphere)",
+                "(right only for the hollow sphere)",
+        "message": "does your M use the inertia kappa*m*r**2 you were given?",
         "source": """\
 def spinning_ball_matrix(kappa):
     M = sp.diag(m, m, sp.Rational(2, 3) * m * r**2)
@@ -61,7 +66,7 @@ def bouncing_ball(h0, e, g=9.81, count=5):
         "cell": "answer-rimless",
         "fails": "test-rimless",
         "what": "the energy balance applied without checking that the hub gets over the top of the stance leg, "
-                "so a step that cannot happen gets a speed (passes the visible tests)",
+                "so a step that cannot happen gets a speed",
         "source": """\
 def rimless_wheel_step(omega, alpha, gamma, l=1.0, g=9.81):
     return float(np.cos(2 * alpha) * np.sqrt(omega**2 + 4 * g / l * np.sin(alpha) * np.sin(gamma)))
@@ -70,6 +75,41 @@ def rimless_wheel_step(omega, alpha, gamma, l=1.0, g=9.81):
 def rimless_wheel_fixed_point(alpha, gamma, l=1.0, g=9.81):
     c = np.cos(2 * alpha)
     return float(c * np.sqrt(4 * g / l * np.sin(alpha) * np.sin(gamma) / (1 - c**2)))
+""",
+    },
+    {
+        "name": "rimless-top-with-omega",
+        "cell": "answer-rimless",
+        "fails": "test-rimless",
+        "what": "the rolling condition written with omega instead of omega**2 (kinetic energy is quadratic in speed)",
+        "message": "just gets over the top of the stance leg",
+        "source": """\
+def rimless_wheel_step(omega, alpha, gamma, l=1.0, g=9.81):
+    if gamma < alpha and omega <= 2 * g / l * (1 - np.cos(gamma - alpha)):
+        return None
+    return float(np.cos(2 * alpha) * np.sqrt(omega**2 + 4 * g / l * np.sin(alpha) * np.sin(gamma)))
+
+
+def rimless_wheel_fixed_point(alpha, gamma, l=1.0, g=9.81):
+    return float(np.sqrt(4 * g / l * np.sin(alpha) * np.sin(gamma)) / np.tan(2 * alpha))
+""",
+    },
+    {
+        "name": "rimless-top-without-2",
+        "cell": "answer-rimless",
+        "fails": "test-rimless",
+        "what": "the rolling condition without the factor 2 of 2 g / l (1 - cos(gamma - alpha)): half the kinetic "
+                "energy m l^2 omega^2 / 2 set against all of the rise m g l (1 - cos)",
+        "message": "so the map must return None",
+        "source": """\
+def rimless_wheel_step(omega, alpha, gamma, l=1.0, g=9.81):
+    if gamma < alpha and omega**2 <= g / l * (1 - np.cos(gamma - alpha)):
+        return None
+    return float(np.cos(2 * alpha) * np.sqrt(omega**2 + 4 * g / l * np.sin(alpha) * np.sin(gamma)))
+
+
+def rimless_wheel_fixed_point(alpha, gamma, l=1.0, g=9.81):
+    return float(np.sqrt(4 * g / l * np.sin(alpha) * np.sin(gamma)) / np.tan(2 * alpha))
 """,
     },
 ]

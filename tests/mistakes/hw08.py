@@ -1,10 +1,15 @@
-"""Typical mistakes in homework 8, one for each autograded part.
+"""Typical mistakes in homework 8, at least one for each autograded part.
 
 Each entry gives the answer cell it replaces (``cell``, a grade_id of
 exercises/hw08/hw08.ipynb), the test cell that must then lose its points
 (``fails``), what the mistake is (``what``), and the replacement source.
 tests/test_homework.py grades the reference with that one cell replaced and
 checks that it loses exactly the points of ``fails``.
+
+tests/test_mutants.py runs each one against the tests directly: the visible
+tests must catch it, unless the entry says ``"visible": False`` (then only the
+hidden ones do), and the first failing test's message must contain
+``"message"`` when the entry gives one.
 """
 
 MISTAKES = [
@@ -13,7 +18,7 @@ MISTAKES = [
         "cell": "answer-anitescu",
         "fails": "test-anitescu",
         "what": "the constraint written as G v' <= -phi/h instead of +phi/h, so a contact above the ground is "
-                "pushed away (passes the visible tests, where phi = 0)",
+                "pushed away (right only while phi = 0)",
         "source": """\
 def anitescu_step(M, v_minus, h, phi, N, D, mu):
     M, v_minus = np.asarray(M, dtype=float), np.asarray(v_minus, dtype=float)
@@ -32,7 +37,7 @@ def anitescu_step(M, v_minus, h, phi, N, D, mu):
         "cell": "answer-impulse-range",
         "fails": "test-impulse-range",
         "what": "only the largest impulse computed, assuming every leg can always be unloaded "
-                "(passes the visible tests, where the table is symmetric)",
+                "(right only for a symmetric table)",
         "source": """\
 def impulse_range(N, impulse, leg):
     N = np.asarray(N, dtype=float)
@@ -87,7 +92,7 @@ def separation_table(hs, mus, v_t):
         "cell": "answer-relaxed",
         "fails": "test-relaxed",
         "what": "the factor (1 + eps) left out of the argmin's quadratic term, so the impulse is not "
-                "regularized (passes the visible tests, which use eps = 0 or small eps)",
+                "regularized (right only for eps = 0)",
         "source": """\
 def relaxed_cart_wall(m, h, q, v, u, b, eps, kappa):
     q, v, u = (np.asarray(x, dtype=float) for x in (q, v, u))

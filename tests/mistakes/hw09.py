@@ -1,4 +1,4 @@
-"""Typical mistakes in homework 9, one for each autograded part.
+"""Typical mistakes in homework 9, at least one for each autograded part.
 
 Each entry gives the answer cell it replaces (``cell``, a grade_id of
 exercises/hw09/hw09.ipynb), the test cell that must then lose its points
@@ -6,6 +6,12 @@ exercises/hw09/hw09.ipynb), the test cell that must then lose its points
 tests/test_homework.py builds one submission per entry, the reference solution
 with that single cell replaced, grades them with nbgrader, and checks that each
 loses exactly the points of ``fails`` and keeps all the others.
+
+
+tests/test_mutants.py runs each one against the tests directly: the visible
+tests must catch it, unless the entry says ``"visible": False`` (then only the
+hidden ones do), and the first failing test's message must contain
+``"message"`` when the entry gives one.
 """
 
 MISTAKES = [
@@ -81,7 +87,7 @@ def rimless_wheel_limit_cycle(alpha, gamma, g=9.81, l=1.0, N=20, h_min=0.01, h_m
         "cell": "answer-step",
         "fails": "test-step",
         "what": "the stance dynamics written theta'' = g sin(theta), the spoke length l forgotten "
-                "(passes the visible tests, which use l = 1)",
+                "(right only for l = 1)",
         "source": """\
 def step_by_simulation(omega, alpha, gamma, g=9.81, l=1.0):
     def stance(t, x):

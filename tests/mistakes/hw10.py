@@ -1,4 +1,4 @@
-"""Typical mistakes in homework 10, one for each autograded part.
+"""Typical mistakes in homework 10, at least one for each autograded part.
 
 Each entry gives the answer cell it replaces (``cell``, a grade_id of
 exercises/hw10/hw10.ipynb), the test cell that must then lose its points
@@ -6,7 +6,10 @@ exercises/hw10/hw10.ipynb), the test cell that must then lose its points
 tests/test_homework.py grades the reference with that single cell replaced and
 checks that exactly the points of ``fails`` are lost.
 
-All but the first pass the visible tests and are caught only by the hidden ones.
+tests/test_mutants.py runs each one against the tests directly: the visible
+tests must catch it, unless the entry says ``"visible": False`` (then only the
+hidden ones do), and the first failing test's message must contain
+``"message"`` when the entry gives one.
 """
 
 MISTAKES = [
@@ -27,7 +30,7 @@ def spring_pendulum_equilibrium(m, l, k, d, g=9.81):
         "cell": "answer-action",
         "fails": "test-action",
         "what": "the potential taken at the left end of each step instead of the average of both ends "
-                "(passes the visible tests, where U is constant)",
+                "(right only where U is constant)",
         "source": """\
 def discrete_action(t, q, m, l, g=9.81):
     t, q = np.asarray(t, dtype=float), np.asarray(q, dtype=float)
@@ -41,8 +44,8 @@ def discrete_action(t, q, m, l, g=9.81):
         "cell": "answer-variation",
         "fails": "test-variation",
         "what": "the first variation taken as a one-sided difference quotient of the discrete action, "
-                "(A(q + eps dq) - A(q)) / eps, which is off by eps/2 times the second variation "
-                "(passes the visible tests)",
+                "(A(q + eps dq) - A(q)) / eps, which is off by eps/2 times the second variation",
+        "message": "doubling dq must double it exactly",
         "source": """\
 def action_variation(t, q, dq, m, l, g=9.81):
     eps = 1e-6
@@ -55,7 +58,7 @@ def action_variation(t, q, dq, m, l, g=9.81):
         "cell": "answer-hamilton",
         "fails": "test-hamilton",
         "what": "pdot taken as M vdot = tau_g - C v from the manipulator equations, forgetting that "
-                "pdot = Mdot v + M vdot (passes the visible tests, which have p = 0)",
+                "pdot = Mdot v + M vdot (right only at p = 0)",
         "source": """\
 def double_pendulum_hamilton(q, p, m1, m2, l1, l2, g=9.81):
     dp = lib.DoublePendulum(m1=m1, m2=m2, l1=l1, l2=l2, g=g)
@@ -69,7 +72,7 @@ def double_pendulum_hamilton(q, p, m1, m2, l1, l2, g=9.81):
         "cell": "answer-integrators",
         "fails": "test-integrators",
         "what": "symplectic Euler with the updates in the other order (position with the old momentum first, "
-                "then momentum at the new position): also symplectic, so it passes the visible energy test, "
+                "then momentum at the new position): also symplectic, so energy stays in a band, "
                 "but it is not the method asked for",
         "source": """\
 def explicit_euler_pendulum(q0, p0, h, steps, m, l, g=9.81):

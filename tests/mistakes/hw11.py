@@ -126,4 +126,17 @@ def energy_regressor(t, q, v, u, window, g=9.81):
     return Y, work[b] - work[a]
 """,
     },
+    {
+        "name": "quaternion-rate-as-list",
+        "cell": "answer-quaternion",
+        "fails": "test-quaternion",
+        "what": "the right numbers returned as a Python list: the answer must be a numpy array",
+        "message": "qdot must be a numpy array; yours is a list",
+        "source": """\
+def quaternion_rate(quat, omega):
+    a0, a = float(quat[0]), np.asarray(quat[1:], dtype=float)
+    b = np.asarray(omega, dtype=float)
+    return [0.5 * x for x in np.concatenate([[-a @ b], a0 * b + np.cross(a, b)])]
+""",
+    },
 ]

@@ -122,4 +122,19 @@ def leave_hump(v0, R, g=9.81):
     return {"t": float(t), "theta": float(theta), "speed": float(R * rate)}
 """,
     },
+    {
+        "name": "velocity-multiplier-without-b_v",
+        "cell": "answer-velocity",
+        "fails": "test-velocity",
+        "what": "b_v left out of the bracket: right for a drive, whose h_v does not depend on q, wrong for a "
+                "constraint whose h_v does",
+        "message": "b_v and alpha h_v both belong in the bracket",
+        "source": """\
+def velocity_multiplier(M, tau, A, b_v, h_v, alpha):
+    M, tau, A, b_v, h_v = (np.asarray(x, dtype=float) for x in (M, tau, A, b_v, h_v))
+    A = A.reshape(-1, M.shape[0])
+    Minv = np.linalg.inv(M)
+    return -np.linalg.pinv(A @ Minv @ A.T) @ (A @ Minv @ tau + alpha * h_v)
+""",
+    },
 ]

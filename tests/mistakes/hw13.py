@@ -158,4 +158,23 @@ def action_with_inputs(t, q, v, u, dq, dq_dot, m, l, g=9.81):
     return {"dA": float(dA), "work": float(np.sum(0.5 * (f[1:] + f[:-1]) * np.diff(t)))}
 """,
     },
+    {
+        "name": "cone-projection-returns-list",
+        "cell": "answer-cone",
+        "fails": "test-cone",
+        "what": "the projection returned as a Python list: the answer must be a numpy array",
+        "message": "the projection must be a numpy array; yours is a list",
+        "source": """\
+def project_cone(f, mu):
+    f = np.asarray(f, dtype=float)
+    fn, ft = f[0], f[1:]
+    s = np.linalg.norm(ft)
+    if s <= mu * fn:
+        return f.tolist()
+    if mu * s <= -fn:
+        return [0.0, 0.0, 0.0]
+    alpha = (fn + mu * s) / (1 + mu**2)
+    return [alpha, *(mu * alpha * ft / s)]
+""",
+    },
 ]
