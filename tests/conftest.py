@@ -16,7 +16,7 @@ The tests are dealt out in groups; a group runs on one worker, in order:
   chapter's cells (nbval) share one kernel;
 * the tests that grade with worker processes of their own -- the nbgrader
   round trips, the attack corpus, the grading worker, PostgreSQL with a Dask
-  cluster -- form one group (and are marked ``grading``): each of them grades
+  cluster, the mutation check of the homework tests -- form one group (and are marked ``grading``): each of them grades
   on every core, so they run one after another, never two at once, while the
   other worker takes the rest (lib, the chapters, the website);
 * the ``nbgrader validate`` checks of the homework round trip grade nothing
@@ -43,7 +43,8 @@ import pytest
 if os.environ.get("RBD_REQUIRE_SANDBOX") != "1" and not shutil.which("bwrap"):
     os.environ.setdefault("RBD_NO_SANDBOX", "1")
 
-GRADING = {"test_homework.py", "test_adversarial.py", "test_worker.py", "test_postgres.py", "test_grade_setup.py"}
+GRADING = {"test_homework.py", "test_adversarial.py", "test_worker.py", "test_postgres.py", "test_grade_setup.py",
+           "test_mutants.py"}
 VALIDATE = {"test_source_passes_nbgrader_validate", "test_release_fails_every_test"}
 
 
