@@ -292,6 +292,8 @@ def test_chapter_reads_like_a_book(browser, server, page_path, width):
             f"{where}: {m['shrunk_figures']} figures shown at {m['smallest_figure_scale']:.0%} of their size " \
             "(legend and tick text below 10 px): draw them at most 7.2 in wide"
         assert m["wide_code"] == 0, f"{where}: {m['wide_code']} code blocks wider than the column"
+        assert m["wide_output"] == 0, \
+            f"{where}: {m['wide_output']} printed outputs wider than the column, e.g. {m['wide_output_examples']}"
     assert m["code_share"] <= 0.20, \
         f"{where}: visible code is {m['code_share']:.0%} of the page (at most 20 %: tag plumbing hide-input)"
     assert m["figures"] > 0, f"{where}: no figure found (the measure would check nothing)"

@@ -9,7 +9,7 @@ measures what makes a page read like a book rather than a notebook:
   390 px they may scroll but must not be cut off);
 - raw ``$`` left in the prose (a formula MyST did not parse);
 - the share of the page's height taken by visible code input;
-- code blocks wider than the column;
+- code blocks and printed outputs wider than the column;
 - output figures (images, animations, sliders) without a numbered caption;
 - figures shown at less than 80 % of their drawn size (the course style draws
   legends and ticks at 12.5 px, so at 80 % they are still 10 px on screen);
@@ -68,6 +68,10 @@ MEASURE = """() => {
   const pageHeight = article.getBoundingClientRect().height;
   const wideCode = Array.from(article.querySelectorAll(".cell_input pre")).filter(visible)
       .filter(p => p.scrollWidth > p.clientWidth + 1).length;
+  // printed output wider than the column (it would scroll sideways at 1280 px)
+  const wideOutput = Array.from(article.querySelectorAll(".cell_output pre")).filter(visible)
+      .filter(p => p.scrollWidth > p.clientWidth + 1)
+      .map(p => p.innerText.split("\\n").sort((a, b) => b.length - a.length)[0].slice(0, 60));
   // output figures and their captions
   const images = Array.from(article.querySelectorAll(".cell_output img, .cell_output .animation"))
       .filter(visible);
@@ -90,6 +94,7 @@ MEASURE = """() => {
     equations: eqs.length, wide_equations: wide.length, wide_examples: wide.slice(0, 3), cut_equations: cut,
     raw_dollars: dollars,
     code_cells_shown: inputs.length, code_share: pageHeight ? codeHeight / pageHeight : 0, wide_code: wideCode,
+    wide_output: wideOutput.length, wide_output_examples: wideOutput.slice(0, 3),
     figures: images.length, uncaptioned_figures: uncaptioned,
     smallest_figure_scale: scales.length ? Math.min(...scales) : 1, shrunk_figures: shrunk,
     kernel_widgets: kernelWidgets,
@@ -183,7 +188,7 @@ def main(pages, shots=None):
                 m.setdefault("controls", 0)
                 m["dead"] = len(m.get("dead_controls", []))
                 for key in ("equations", "wide_equations", "cut_equations", "raw_dollars", "code_cells_shown",
-                            "wide_code", "figures", "uncaptioned_figures", "shrunk_figures", "kernel_widgets",
+                            "wide_code", "wide_output", "figures", "uncaptioned_figures", "shrunk_figures", "kernel_widgets",
                             "controls", "dead"):
                     totals[(width, key)] = totals.get((width, key), 0) + m[key]
                 print(f"{Path(path).stem[:38]:38s} {width:4d} {m['equations']:4d} {m['wide_equations']:4d} "
