@@ -1,7 +1,7 @@
 # The course companion's commands. The two a newcomer needs:
-#   make book   set everything up (virtual environment, pinned packages,
-#               vendored web assets), release the homework, execute the
-#               chapters and build the website
+#   make book   set everything up (virtual environment, pinned packages),
+#               release the homework, execute the chapters and build the
+#               website
 #   make test   run the whole test suite (builds what it needs first)
 # Authors: make check (lib tests, doctests, changed chapters; under a minute).
 # Instructors: see README.md, "Grading" (make release / grade / feedback / export).
@@ -27,7 +27,7 @@ export JUPYTER_PLATFORM_DIRS := 1
 .PHONY: help setup book pdf test check bench release grade feedback export serve clean
 
 help:
-	@sed -n '1,9p' Makefile
+	@sed -n '1,7p' Makefile
 
 # --- set-up -------------------------------------------------------------
 $(STAMP): requirements.txt pyproject.toml
