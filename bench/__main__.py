@@ -24,7 +24,16 @@ def machine():
 
 
 def main(names):
-    names = names or sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if not m.name.startswith("_"))
+    known = sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if not m.name.startswith("_"))
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        print(__doc__.strip())
+        print(f"benchmarks: {', '.join(known)}")
+        if unknown != ["--help"] and unknown != ["-h"]:
+            print(f"no benchmark named {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        return 0
+    names = names or known
     print(f"machine: {machine()}")
     print(f"date:    {time.strftime('%Y-%m-%d %H:%M')}")
     print()
@@ -35,7 +44,8 @@ def main(names):
         for row in module.run():
             print(f"| {row['benchmark']:<58} | {row['value']:>10.4g} | {row['unit']:<8} | {row.get('note', '')}",
                   flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -14,13 +14,20 @@ The tests are dealt out in groups; a group runs on one worker, in order:
 
 * a file is a group of its own: a module's fixtures are built once, and a
   chapter's cells (nbval) share one kernel;
-* the tests that grade with worker processes of their own -- the nbgrader
-  round trips, the attack corpus, the grading worker, PostgreSQL with a Dask
-  cluster, the mutation check of the homework tests -- form one group (and are marked ``grading``): each of them grades
-  on every core, so they run one after another, never two at once, while the
-  other worker takes the rest (lib, the chapters, the website);
-* the ``nbgrader validate`` checks of the homework round trip grade nothing
-  (one kernel each), so they leave that group and run beside it.
+* the homework round trips and the mutation check go by assignment: every
+  test of tests/test_homework.py and tests/test_mutants.py whose id names an
+  assignment (``[hw03]``, ``[hw03-some-mistake]``) is in that assignment's
+  group, ``hw03``, and runs with the others there: its release, its
+  ``nbgrader validate`` checks, its graded batch and feedback, its mutation
+  check. The thirteen assignments' groups run beside each other and beside
+  the rest (lib, the chapters, the website, the attack corpus, the grading
+  worker, PostgreSQL).
+
+Every test that grades (marked ``grading``) grades with worker processes of
+its own, one per core; two of them at once put two students per core on the
+machine, which the time limits of grading allow for (a cell may take 60 s,
+the tests' right answers take well under one; the attack corpus's 5 s limit
+is ten times what its honest cells need).
 
 xdist 3.8's own ``loadgroup`` reads ``xdist_group`` marks by rewriting node
 ids, which pytest 9.2 no longer honours (pytest-xdist issue #1386: every test
@@ -36,6 +43,7 @@ test's folder. A new test module that grades (``autograder grade``, a
 """
 
 import os
+import re
 import shutil
 
 import pytest
@@ -45,7 +53,8 @@ if os.environ.get("RBD_REQUIRE_SANDBOX") != "1" and not shutil.which("bwrap"):
 
 GRADING = {"test_homework.py", "test_adversarial.py", "test_worker.py", "test_postgres.py", "test_grade_setup.py",
            "test_mutants.py"}
-VALIDATE = {"test_source_passes_nbgrader_validate", "test_release_fails_every_test"}
+BY_ASSIGNMENT = {"test_homework.py", "test_mutants.py"}
+ASSIGNMENT_ID = re.compile(r"\[(hw\d+)\b")
 
 
 def group_of(nodeid):
@@ -53,13 +62,33 @@ def group_of(nodeid):
 
     >>> group_of("tests/test_lcp.py::test_lemke[2]"), group_of("_build/nbval/01_lagrangian.ipynb::Cell 3")
     ('tests/test_lcp.py', '_build/nbval/01_lagrangian.ipynb')
-    >>> group_of("tests/test_worker.py::test_one"), group_of("tests/test_homework.py::test_release_fails_every_test[hw02]")
-    ('grading', 'nbgrader-validate')
+    >>> group_of("tests/test_homework.py::test_release_fails_every_test[hw02]")
+    'hw02'
+    >>> group_of("tests/test_homework.py::test_mistake_loses_exactly_its_part[hw11-ddot-sign]")
+    'hw11'
+    >>> group_of("tests/test_mutants.py::test_declared_equivalents_and_stale_declarations")
+    'tests/test_mutants.py'
     """
     path, _, name = nodeid.partition("::")
-    if path.rsplit("/", 1)[-1] in GRADING:
-        return "nbgrader-validate" if name.split("[")[0] in VALIDATE else "grading"
+    found = ASSIGNMENT_ID.search(name)
+    if path.rsplit("/", 1)[-1] in BY_ASSIGNMENT and found:
+        return found.group(1)
     return path
+
+
+LONG = ("tests/test_site.py", "tests/test_chapter_cache.py", "_build/nbval/")
+
+
+def order_of(group, size):
+    """Where a group comes in the order the workers take them: those that grade, then the other long ones
+    (the website, the chapters), then the rest; more tests first within each.
+
+    >>> sorted(["tests/test_lcp.py", "_build/nbval/01_lagrangian.ipynb", "hw02", "tests/test_worker.py"],
+    ...        key=lambda group: order_of(group, 1))
+    ['hw02', 'tests/test_worker.py', '_build/nbval/01_lagrangian.ipynb', 'tests/test_lcp.py']
+    """
+    grades = re.fullmatch(r"hw\d+", group) or group.rsplit("/", 1)[-1] in GRADING
+    return (0 if grades else 1 if group.startswith(LONG) else 2, -size)
 
 
 def pytest_configure(config):
@@ -68,7 +97,7 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if group_of(item.nodeid) == "grading":
+        if item.nodeid.partition("::")[0].rsplit("/", 1)[-1] in GRADING:
             item.add_marker(pytest.mark.grading)
 
 
@@ -82,5 +111,11 @@ def pytest_xdist_make_scheduler(config, log):
     class ByGroup(LoadScopeScheduling):
         def _split_scope(self, nodeid):
             return group_of(nodeid)
+
+        def _assign_work_unit(self, node):
+            # the longest groups first, so that no worker is left with a long one at the end
+            longest = min(self.workqueue, key=lambda group: order_of(group, len(self.workqueue[group])))
+            self.workqueue.move_to_end(longest, last=False)
+            super()._assign_work_unit(node)
 
     return ByGroup(config, log)

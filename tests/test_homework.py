@@ -2,8 +2,10 @@
 
 Everything happens in a temporary copy of the course (exercises/ and
 nbgrader_config.py) with its own gradebook, so the developer's release/,
-gradebook.db and grades are never touched. For every assignment in exercises/
-one batch of submissions is graded once for the whole module:
+gradebook.db and grades are never touched. Every assignment in exercises/ is
+released and one batch of submissions is graded, once, when the first of its
+tests needs it (:class:`Lab`); an assignment's tests carry it in their id and
+run together, beside the other assignments' (tests/conftest.py). The batch:
 
 * ``reference``: the source's solutions; full marks on every autograded part;
 * ``blank``: the released notebook as is; zero everywhere;
@@ -86,6 +88,9 @@ class Source:
 
 SOURCES = {a: Source(a) for a in ASSIGNMENTS}
 needs_hw01 = pytest.mark.skipif("hw01" not in ASSIGNMENTS, reason="RBD_ASSIGNMENTS leaves hw01 out")
+# Tests of one assignment only carry it in their id ("[hw01]"), which puts them in that assignment's group.
+FIRST = ASSIGNMENTS[:1]
+HW01 = [a for a in ASSIGNMENTS if a == "hw01"]
 MISTAKES = [(a, m) for a in ASSIGNMENTS for m in SOURCES[a].mistakes]
 BAD = {"broken": "not valid JSON", "empty": "empty"}
 
@@ -109,58 +114,53 @@ def tree_digest(folder):
             for p in sorted(Path(folder).rglob("*")) if p.is_file()}
 
 
-# --- the course and the graded batches (module-wide, real nbgrader) ------------
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    root = tmp_path_factory.mktemp("course")
-    for assignment in ASSIGNMENTS:
-        shutil.copytree(REPO / "exercises" / assignment, root / "exercises" / assignment)
-    shutil.copy(REPO / "nbgrader_config.py", root)
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
-        env.delenv("RBD_COURSE_ROOT", raising=False)
-        env.delenv("RBD_CELL_TIMEOUT", raising=False)
-        assert cli(root, "release") == 0
-        yield Course(root)
-
-
-def released(course, assignment):
-    return nbformat.read(str(course.release_dir / assignment / f"{assignment}.ipynb"), as_version=4)
-
-
+# --- the course and the graded batches (real nbgrader) -------------------------
 SPOT_CHECKS = 4  # mutants per assignment graded by nbgrader too
 
 
-@pytest.fixture(scope="module")
-def spot_mutants(course, tmp_path_factory):
-    """A few mutants of each assignment, with the mutation check's verdict on every test cell they reach.
+class Lab:
+    """A temporary copy of the course in which each assignment is released, graded and given feedback once,
+    when a test first needs it.
 
-    ``python -m autograder mutants --only ... --complete``, as an instructor
-    would run it; the sample always holds a declared equivalent mutant when
-    the assignment has one (it must keep full marks when graded).
+    The tests of one assignment run together, one after another (one group of
+    tests/conftest.py), while the other assignments' groups run beside them in
+    other processes, each in a course copy of its own.
     """
-    found = {}
-    for assignment, source in SOURCES.items():
-        out = tmp_path_factory.mktemp(f"mutants-{assignment}") / "verdicts.json"
-        ids = mutants.sample(source.path, SPOT_CHECKS)
-        run = subprocess.run([sys.executable, "-m", "autograder", "--root", str(course.root), "mutants", assignment,
-                              "--complete", "--json", str(out), *(f"--only={i}" for i in ids)],
-                             capture_output=True, text=True, timeout=1800)
-        assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
-        found[assignment] = json.loads(out.read_text())[0]["mutants"]
-        assert len(found[assignment]) >= 2, f"{assignment}: the sample {ids} left too few mutants"
-    return found
 
+    def __init__(self, root):
+        self.root, self.course = root, Course(root)
+        self.released, self.spots, self.batches, self.feedback_for = set(), {}, {}, set()
 
-@pytest.fixture(scope="module")
-def batches(course, spot_mutants, tmp_path_factory):
-    """Hand in and grade one batch per assignment.
+    def release(self, assignment):
+        if assignment not in self.released:
+            assert cli(self.root, "release", assignment) == 0
+            self.released.add(assignment)
+        return self.course
 
-    Returns assignment -> (folder, digests before grading, outcomes by student).
-    """
-    result = {}
-    for assignment, source in SOURCES.items():
-        folder = tmp_path_factory.mktemp(f"handed-in-{assignment}")
+    def spot_mutants(self, assignment):
+        """A few mutants of the assignment, with the mutation check's verdict on every test cell they reach.
+
+        ``python -m autograder mutants --only ... --complete``, as an instructor
+        would run it; the sample always holds a declared equivalent mutant when
+        the assignment has one (it must keep full marks when graded).
+        """
+        if assignment not in self.spots:
+            out = self.root / f"mutants-{assignment}.json"
+            ids = mutants.sample(SOURCES[assignment].path, SPOT_CHECKS)
+            run = subprocess.run([sys.executable, "-m", "autograder", "--root", str(self.root), "mutants",
+                                  assignment, "--complete", "--json", str(out), *(f"--only={i}" for i in ids)],
+                                 capture_output=True, text=True, timeout=1800)
+            assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+            self.spots[assignment] = json.loads(out.read_text())[0]["mutants"]
+            assert len(self.spots[assignment]) >= 2, f"{assignment}: the sample {ids} left too few mutants"
+        return self.spots[assignment]
+
+    def batch(self, assignment):
+        """Hand in and grade the assignment's batch: (folder, digests before grading, outcomes by student)."""
+        if assignment in self.batches:
+            return self.batches[assignment]
+        source, course = SOURCES[assignment], self.release(assignment)
+        folder = self.root.parent / f"handed-in-{assignment}"
         blank = released(course, assignment)
 
         def write(nb, *parts):
@@ -178,14 +178,54 @@ def batches(course, spot_mutants, tmp_path_factory):
         (folder / "empty.ipynb").write_text("")
         write(submission(blank, {**source.answers, source.code_answers[0]: "import os\nos._exit(1)"}),
               "crash", assignment, notebook)
-        for k, mutant in enumerate(spot_mutants[assignment]):
+        for k, mutant in enumerate(self.spot_mutants(assignment)):
             write(submission(blank, {**source.answers, mutant["cell"]: mutant["source"]}),
                   f"mutant-{k}", assignment, notebook)
         before = tree_digest(folder)
-        assert cli(course.root, "grade", folder, "--assignment", assignment) == 0
+        assert cli(self.root, "grade", folder, "--assignment", assignment) == 0
         outcomes = {o["student"]: o for o in Outcomes(course).all(assignment)}
-        result[assignment] = (folder, before, outcomes)
-    return result
+        self.batches[assignment] = (folder, before, outcomes)
+        return self.batches[assignment]
+
+    def feedback(self, assignment):
+        if assignment not in self.feedback_for:
+            self.batch(assignment)
+            assert cli(self.root, "feedback", "--assignment", assignment) == 0
+            self.feedback_for.add(assignment)
+        return self.batches[assignment]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lab") / "course"
+    for assignment in ASSIGNMENTS:
+        shutil.copytree(REPO / "exercises" / assignment, root / "exercises" / assignment)
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
+        env.delenv("RBD_COURSE_ROOT", raising=False)
+        env.delenv("RBD_CELL_TIMEOUT", raising=False)
+        yield Lab(root)
+
+
+@pytest.fixture
+def course(lab, assignment):
+    """The course copy, with ``assignment`` released."""
+    return lab.release(assignment)
+
+
+@pytest.fixture
+def batch(lab, assignment):
+    return lab.batch(assignment)
+
+
+@pytest.fixture
+def feedback(lab, assignment):
+    return lab.feedback(assignment)
+
+
+def released(course, assignment):
+    return nbformat.read(str(course.release_dir / assignment / f"{assignment}.ipynb"), as_version=4)
 
 
 def autograded_points(source, outcome):
@@ -233,13 +273,12 @@ def test_release_gives_nothing_away(course, assignment):
     assert set(nbgrader_cells(blank, grade=True)) == set(source.tests) | set(source.written)
 
 
-@needs_hw01
 @pytest.mark.slow
-def test_release_check_catches_a_leak(course, tmp_path):
+@pytest.mark.parametrize("assignment", FIRST)
+def test_release_check_catches_a_leak(course, assignment, tmp_path):
     """check_release finds a solution line slipped into a released notebook."""
     leaky = tmp_path / "course"
     shutil.copytree(course.root, leaky, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
-    assignment = ASSIGNMENTS[0]
     secret = sorted(leaks.secret_lines(SOURCES[assignment].nb))[0]
     notebook = leaky / "release" / assignment / f"{assignment}.ipynb"
     nb = nbformat.read(str(notebook), as_version=4)
@@ -262,8 +301,8 @@ def test_every_autograded_part_has_a_typical_mistake(assignment):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_reference_scores_full_marks(batches, assignment):
-    source, reference = SOURCES[assignment], batches[assignment][2]["reference"]
+def test_reference_scores_full_marks(batch, assignment):
+    source, reference = SOURCES[assignment], batch[2]["reference"]
     assert reference["status"] == GRADED, reference
     assert autograded_points(source, reference) == source.tests
     assert reference["score"] == sum(source.tests.values())
@@ -273,8 +312,8 @@ def test_reference_scores_full_marks(batches, assignment):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_blank_scores_zero_everywhere(batches, assignment):
-    blank = batches[assignment][2]["blank"]
+def test_blank_scores_zero_everywhere(batch, assignment):
+    blank = batch[2]["blank"]
     assert blank["status"] == GRADED, blank
     assert all(score == 0 for score, _ in blank["parts"].values()), blank["parts"]
     assert blank["score"] == 0 and not blank["needs_manual_grade"]
@@ -282,8 +321,8 @@ def test_blank_scores_zero_everywhere(batches, assignment):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment, mistake", MISTAKES, ids=[f"{a}-{m['name']}" for a, m in MISTAKES])
-def test_mistake_loses_exactly_its_part(batches, assignment, mistake):
-    source, outcome = SOURCES[assignment], batches[assignment][2][mistake["name"]]
+def test_mistake_loses_exactly_its_part(batch, assignment, mistake):
+    source, outcome = SOURCES[assignment], batch[2][mistake["name"]]
     assert outcome["status"] == GRADED, outcome
     expected = dict(source.tests, **{mistake["fails"]: 0})
     assert autograded_points(source, outcome) == expected, f"{mistake['what']}: {outcome['parts']}"
@@ -291,10 +330,10 @@ def test_mistake_loses_exactly_its_part(batches, assignment, mistake):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_mutation_check_agrees_with_nbgrader(batches, spot_mutants, assignment):
+def test_mutation_check_agrees_with_nbgrader(lab, batch, assignment):
     """The mutation check's fast runner and real grading take the points of the same test cells."""
-    source, outcomes = SOURCES[assignment], batches[assignment][2]
-    for k, mutant in enumerate(spot_mutants[assignment]):
+    source, outcomes = SOURCES[assignment], batch[2]
+    for k, mutant in enumerate(lab.spot_mutants(assignment)):
         verdict = mutant["verdict"]
         assert verdict["outcome"] == "ran", mutant
         outcome = outcomes[f"mutant-{k}"]
@@ -307,9 +346,9 @@ def test_mutation_check_agrees_with_nbgrader(batches, spot_mutants, assignment):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_a_crashing_cell_costs_only_what_depends_on_it(batches, assignment):
+def test_a_crashing_cell_costs_only_what_depends_on_it(batch, assignment):
     """os._exit in one answer cell: that answer is lost, the cells after it still run and earn their points."""
-    source, crash = SOURCES[assignment], batches[assignment][2]["crash"]
+    source, crash = SOURCES[assignment], batch[2]["crash"]
     assert crash["status"] == GRADED, crash
     points = autograded_points(source, crash)
     assert 0 < sum(points.values()) < sum(source.tests.values()), points
@@ -318,8 +357,8 @@ def test_a_crashing_cell_costs_only_what_depends_on_it(batches, assignment):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_bad_submissions_are_reported_not_zeroed(course, batches, assignment):
-    outcomes = batches[assignment][2]
+def test_bad_submissions_are_reported_not_zeroed(course, batch, assignment):
+    outcomes = batch[2]
     for student, words in BAD.items():
         outcome = outcomes[student]
         assert outcome["status"] == FAILED and words in outcome["reason"], outcome
@@ -334,17 +373,16 @@ def test_bad_submissions_are_reported_not_zeroed(course, batches, assignment):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_grading_never_modifies_the_submissions(batches, assignment):
-    folder, before, _ = batches[assignment]
+def test_grading_never_modifies_the_submissions(batch, assignment):
+    folder, before, _ = batch
     assert tree_digest(folder) == before
 
 
-@needs_hw01
 @pytest.mark.slow
-def test_grading_again_changes_nothing(course, batches, tmp_path):
+@pytest.mark.parametrize("assignment", FIRST)
+def test_grading_again_changes_nothing(course, batch, assignment, tmp_path):
     """Unchanged graded submissions are skipped; the outcomes and scores stay as they were."""
-    assignment = ASSIGNMENTS[0]
-    folder, _, outcomes = batches[assignment]
+    folder, _, outcomes = batch
     again = tmp_path / "again"
     again.mkdir()
     shutil.copytree(folder / "reference", again / "reference")
@@ -363,16 +401,10 @@ def feedback_text(course, assignment, student):
     return leaks.html_text(page.read_text())
 
 
-@pytest.fixture(scope="module")
-def feedback(course, batches):
-    assert cli(course.root, "feedback") == 0
-    return batches
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_feedback_has_no_hidden_tests_or_solutions(course, feedback, assignment):
-    source, outcomes = SOURCES[assignment], feedback[assignment][2]
+    source, outcomes = SOURCES[assignment], feedback[2]
     secrets = leaks.secret_lines(source.nb)
     for student, outcome in outcomes.items():
         page = course.student_folder("feedback", student, assignment) / f"{assignment}.html"
@@ -389,9 +421,9 @@ def test_feedback_has_no_hidden_tests_or_solutions(course, feedback, assignment)
     assert not shown, f"the blank submission's feedback shows lines of the solutions or hidden tests: {shown}"
 
 
-@needs_hw01
 @pytest.mark.slow
-def test_hw01_feedback_keeps_the_teaching_messages(course, feedback):
+@pytest.mark.parametrize("assignment", HW01)
+def test_hw01_feedback_keeps_the_teaching_messages(course, feedback, assignment):
     """A visible test's message and a hidden test's message both reach the student."""
     factor = feedback_text(course, "hw01", "mass-matrix-missing-factor-2")
     assert "M[0,0] = m1*l1**2 + m2*(l1 + l2)**2 = 5; yours is 4" in factor
@@ -402,36 +434,37 @@ def test_hw01_feedback_keeps_the_teaching_messages(course, feedback):
 
 # --- export and status ----------------------------------------------------------
 @pytest.mark.slow
-def test_export_csv(course, batches, tmp_path, capsys):
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_export_csv(course, batch, assignment, tmp_path, capsys):
     out = tmp_path / "grades.csv"
     assert cli(course.root, "export", "--out", out) == 0
     with open(out, newline="") as f:
         reader = csv.DictReader(f)
         assert reader.fieldnames == COLUMNS
         rows = {(r["assignment"], r["student_id"]): r for r in reader}
-    for assignment, source in SOURCES.items():
-        auto = sum(source.tests.values())
-        most = auto + sum(source.written.values())
-        assert rows[(assignment, "reference")] == {
-            "student_id": "reference", "assignment": assignment, "status": GRADED, "score": f"{auto:g}",
-            "max_score": f"{most:g}", "needs_manual_grading": "yes" if source.written else "no",
-            "reason": "", "notes": ""}
-        assert rows[(assignment, "blank")]["score"] == "0"
-        assert rows[(assignment, "blank")]["needs_manual_grading"] == "no"
-        for mistake in source.mistakes:
-            assert rows[(assignment, mistake["name"])]["score"] == f"{auto - source.tests[mistake['fails']]:g}"
-        for student in BAD:
-            row = rows[(assignment, student)]
-            assert row["status"] == FAILED and row["score"] == "" and row["reason"], row
+    source = SOURCES[assignment]
+    auto = sum(source.tests.values())
+    most = auto + sum(source.written.values())
+    assert rows[(assignment, "reference")] == {
+        "student_id": "reference", "assignment": assignment, "status": GRADED, "score": f"{auto:g}",
+        "max_score": f"{most:g}", "needs_manual_grading": "yes" if source.written else "no",
+        "reason": "", "notes": ""}
+    assert rows[(assignment, "blank")]["score"] == "0"
+    assert rows[(assignment, "blank")]["needs_manual_grading"] == "no"
+    for mistake in source.mistakes:
+        assert rows[(assignment, mistake["name"])]["score"] == f"{auto - source.tests[mistake['fails']]:g}"
+    for student in BAD:
+        row = rows[(assignment, student)]
+        assert row["status"] == FAILED and row["score"] == "" and row["reason"], row
     assert cli(course.root, "status") == 0
     table = capsys.readouterr().out
     assert "could not be graded: the file is not valid JSON" in table
 
 
 # --- hw01: a zip with other layouts, a slow cell, a notebook of another course ---
-@needs_hw01
 @pytest.mark.slow
-def test_hw01_zip_batch(course, tmp_path, monkeypatch):
+@pytest.mark.parametrize("assignment", HW01)
+def test_hw01_zip_batch(course, assignment, tmp_path, monkeypatch):
     answers = SOURCES["hw01"].answers
     archive = tmp_path / "downloaded.zip"
     slow = submission(released(course, "hw01"), {**answers, "answer-energy": "import time\ntime.sleep(600)"})
@@ -456,10 +489,9 @@ def test_hw01_zip_batch(course, tmp_path, monkeypatch):
     assert outcomes["zed"]["status"] == FAILED and "not valid JSON" in outcomes["zed"]["reason"]
 
 
-@needs_hw01
 @pytest.mark.slow
-def test_whole_notebook_time_limit(course, tmp_path):
-    assignment = ASSIGNMENTS[0]
+@pytest.mark.parametrize("assignment", FIRST)
+def test_whole_notebook_time_limit(course, assignment, tmp_path):
     folder = tmp_path / "late"
     folder.mkdir()
     nbformat.write(submission(released(course, assignment), SOURCES[assignment].answers),
