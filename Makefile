@@ -17,7 +17,8 @@ CHAPTERS   := $(patsubst %,%.md,$(shell grep -o 'chapters/[A-Za-z0-9_]*' _toc.ym
 NBVAL_DIR  := _build/nbval
 PYTEST     := $(BIN)/python -m pytest -p no:cacheprovider
 # pytest-xdist, one worker per core; tests/conftest.py puts each file in a group
-# of its own and the grading tests in one group (one after another).
+# of its own, the homework round trips and mutation check in one group per
+# assignment, and deals the longest groups out first.
 XDIST      := -n auto --dist loadgroup
 
 export PYTHONDONTWRITEBYTECODE := 1
