@@ -97,7 +97,14 @@ def count(name, value, minimum=1):
 
 
 def _finite_entries(name, x):
-    """Raise ``ValueError`` naming the first entry of ``x`` that is NaN or infinite."""
+    """Raise ``ValueError`` naming the first entry of ``x`` that is NaN or infinite.
+
+    A finite sum means every entry is finite; the entries are searched only
+    when it is not (a NaN, an infinity, or a sum that overflows). The checks
+    run inside every simulation step, so the common case must be cheap.
+    """
+    if np.isfinite(x.sum()):
+        return x
     bad = np.argwhere(~np.isfinite(x))
     if len(bad):
         where = ",".join(str(i) for i in bad[0])
