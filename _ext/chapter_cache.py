@@ -16,6 +16,12 @@ cached notebook is dropped before anything is executed. Sphinx re-reads every
 notebook page in that case too (``env-get-outdated``), so the site shows what
 the current lib computes.
 
+The longest chapters are started first, so that no core waits alone for a
+long one at the end: a chapter is expected to take as long as its last
+execution (the seconds jupyter-cache records with each cached notebook, kept
+in the settings table when the cache is dropped), or, never executed, one
+second per 3000 characters of code.
+
 A chapter that fails stops the build with the chapter, the cell (its number
 among the code cells and its line in the source) and the error; the whole
 traceback is written to ``<outdir>/reports/<page>.err.log``, where myst-nb
@@ -41,6 +47,8 @@ from pathlib import Path
 
 DEPENDS = ["lib", "requirements.txt"]
 HASH_KEY = "course_depends_sha256"  # a key of jupyter-cache's settings table (36 characters at most)
+SECONDS_KEY = "course_execution_seconds"  # {uri: seconds of its last execution}, kept when the cache is dropped
+CODE_CHARACTERS_PER_SECOND = 3000  # a chapter never executed: its code's length, at what the chapters take
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # nbclient's messages quote the cell: a failing cell in full, a timed-out one as a preview.
 QUOTED_CELL = re.compile(r"(?:following cell:|preview of the cell contents:)\n-{10,}\n(.*?)\n-{10,}\n", re.DOTALL)
@@ -84,6 +92,7 @@ def follow_depends(cache, current, log):
 
     if Setting.get_value(HASH_KEY, cache.db, "") == current:
         return
+    record_seconds(cache)  # the order of the next executions still knows how long each one took
     records = cache.list_cache_records()
     for record in records:
         try:
@@ -94,6 +103,34 @@ def follow_depends(cache, current, log):
     if records:
         log(f"lib or requirements.txt changed: the cached outputs of {len(records)} notebook(s) are dropped")
     Setting.set_value(HASH_KEY, current, cache.db)
+
+
+def record_seconds(cache):
+    """Keep the execution seconds of every cached notebook in the settings table; returns {uri: seconds}."""
+    from jupyter_cache.cache.db import Setting
+
+    seconds = dict(Setting.get_value(SECONDS_KEY, cache.db, {}) or {})
+    for record in sorted(cache.list_cache_records(), key=lambda r: r.created):  # the latest execution wins
+        if isinstance((record.data or {}).get("execution_seconds"), (int, float)):
+            seconds[record.uri] = float(record.data["execution_seconds"])
+    Setting.set_value(SECONDS_KEY, seconds, cache.db)
+    return seconds
+
+
+def expected_seconds(cache, uris):
+    """{uri: seconds} each notebook is expected to take: its last execution, else from the length of its code."""
+    seconds = record_seconds(cache)
+    expected = {}
+    for uri in uris:
+        if uri in seconds:
+            expected[uri] = seconds[uri]
+            continue
+        try:
+            cells = cache.get_project_notebook(uri).nb.cells
+        except Exception:  # unreadable: it fails soon anyway
+            cells = []
+        expected[uri] = sum(len(c.source) for c in cells if c.cell_type == "code") / CODE_CHARACTERS_PER_SECOND
+    return expected
 
 
 def describe(nb, traceback_text):
@@ -123,14 +160,17 @@ def describe(nb, traceback_text):
     return f"{where} failed: {error}" + (f"\n{quoted_source}" if quoted_source else "")
 
 
-def _executor(in_temp):
-    """jupyter-cache's parallel executor, handing the notebooks out one at a time.
+def _executor(in_temp, expected=None):
+    """jupyter-cache's parallel executor, handing the notebooks out one at a time, the longest first.
 
     Its ``run_and_cache`` uses ``Pool.map``, which deals ten notebooks to two
     processes in chunks of two, so one core can sit idle while the other runs
     the last two chapters; ``imap_unordered`` with chunks of one keeps both
-    busy. The workers (execute, cache, record the traceback) are jupyter-cache's.
+    busy, and the work list is in decreasing order of ``expected`` seconds
+    ({uri: seconds}), so the short ones fill the gaps at the end. The workers
+    (execute, cache, record the traceback) are jupyter-cache's.
     """
+    expected = expected or {}
     import multiprocessing
 
     from jupyter_cache.executors.base import ExecutorRunResult
@@ -140,6 +180,7 @@ def _executor(in_temp):
     class OneAtATime(JupyterExecutorTempMproc if in_temp else JupyterExecutorLocalMproc):
         def run_and_cache(self, *, filter_uris=None, filter_pks=None, timeout=30, allow_errors=False, force=False):
             records = self.get_records(filter_uris, filter_pks, clear_tracebacks=True, force=force)
+            records = sorted(records, key=lambda r: (-expected.get(r.uri, 0.0), r.uri))
             work = [ProcessData(r.pk, r.uri, self.cache, timeout, allow_errors) for r in records]
             if not work:
                 return ExecutorRunResult()
@@ -181,13 +222,17 @@ def execute(paths, cache_path, root, *, timeout=120, allow_errors=False, in_temp
     pending = cache.list_unexecuted(filter_uris=list(uris))
     if not pending:
         return {}
+    expected = expected_seconds(cache, [r.uri for r in pending])
+    pending = sorted(pending, key=lambda r: (-expected[r.uri], r.uri))
     names = ", ".join(Path(r.uri).stem for r in pending)
-    log(f"executing {len(pending)} notebook(s), {min(len(pending), os.cpu_count() or 1)} at a time: {names}")
+    log(f"executing {len(pending)} notebook(s), {min(len(pending), os.cpu_count() or 1)} at a time, "
+        f"the longest first: {names}")
     started = time.perf_counter()
-    result = _executor(in_temp)(cache).run_and_cache(filter_uris=[r.uri for r in pending], timeout=timeout,
+    result = _executor(in_temp, expected)(cache).run_and_cache(filter_uris=[r.uri for r in pending], timeout=timeout,
                                                      allow_errors=allow_errors)
     log(f"{len(result.succeeded)} of {len(pending)} notebook(s) executed and cached in "
         f"{time.perf_counter() - started:.1f} s")
+    record_seconds(cache)
     failures = {}
     for uri in result.excepted + result.errored:
         path = uris[uri]
