@@ -160,6 +160,29 @@ def test_execute_caches_the_good_reports_the_bad_and_follows_the_dependencies(sc
 
 
 @pytest.mark.slow
+def test_the_longest_chapter_starts_first_and_its_time_survives_a_lib_change(scratch):
+    """Never executed, a chapter is expected to take as long as its code is long; then as long as it took."""
+    cache_path = scratch / "_build" / ".jupyter_cache"
+    (scratch / "slow.md").write_text(chapter("Slow", "import time\ntime.sleep(1.5)"))
+    (scratch / "bad.md").unlink()
+    log = []
+    run = lambda: chapter_cache.execute([scratch / "good.md", scratch / "slow.md"], cache_path, scratch,  # noqa: E731
+                                        timeout=120, log=log.append, depends=["deps"])
+    assert run() == {}
+    assert any("the longest first: good, slow" in line for line in log), log  # good.md has the longer code
+    cache = get_cache(str(cache_path))
+    uris = {Path(r.uri).stem: r.uri for r in cache.list_project_records()}
+    expected = chapter_cache.expected_seconds(cache, list(uris.values()))
+    assert expected[uris["slow"]] > 1.5 > expected[uris["good"]], expected
+
+    (scratch / "deps" / "value.py").write_text("VALUE = 2\n")
+    log.clear()
+    assert run() == {}
+    assert any("dropped" in line for line in log), log
+    assert any("the longest first: slow, good" in line for line in log), log  # as measured before the drop
+
+
+@pytest.mark.slow
 def test_check_executes_only_the_chapters_git_reports_as_changed(scratch, monkeypatch, capsys):
     """What `make check` runs: the chapters changed or new since the last commit, named with the failing cell."""
     (scratch / "_config.yml").write_text("execute:\n  cache: _build/.jupyter_cache\n  timeout: 120\n")
