@@ -11,6 +11,7 @@ Introduced in: chapter 1.
 """
 
 import dataclasses
+import math
 from typing import Annotated
 
 import numpy as np
@@ -22,7 +23,7 @@ def _number(name, value, ok, wanted):
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be {wanted}, got {value!r}") from None
-    if not np.isfinite(x) or not ok(x):
+    if not math.isfinite(x) or not ok(x):
         raise ValueError(f"{name} must be {wanted}, got {value!r}")
     return x
 
