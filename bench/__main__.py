@@ -25,14 +25,13 @@ def machine():
 
 def main(names):
     known = sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if not m.name.startswith("_"))
+    if names in (["-h"], ["--help"]):
+        print(f"{__doc__.strip()}\nbenchmarks: {', '.join(known)}")
+        return 0
     unknown = [n for n in names if n not in known]
     if unknown:
-        print(__doc__.strip())
-        print(f"benchmarks: {', '.join(known)}")
-        if unknown != ["--help"] and unknown != ["-h"]:
-            print(f"no benchmark named {', '.join(unknown)}", file=sys.stderr)
-            return 2
-        return 0
+        print(f"no benchmark named {', '.join(unknown)}; the benchmarks are {', '.join(known)}", file=sys.stderr)
+        return 2
     names = names or known
     print(f"machine: {machine()}")
     print(f"date:    {time.strftime('%Y-%m-%d %H:%M')}")

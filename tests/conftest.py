@@ -54,7 +54,8 @@ if os.environ.get("RBD_REQUIRE_SANDBOX") != "1" and not shutil.which("bwrap"):
 GRADING = {"test_homework.py", "test_adversarial.py", "test_worker.py", "test_postgres.py", "test_grade_setup.py",
            "test_mutants.py"}
 BY_ASSIGNMENT = {"test_homework.py", "test_mutants.py"}
-ASSIGNMENT_ID = re.compile(r"\[(hw\d+)\b")
+ASSIGNMENT = r"hw\d+"  # an assignment's name, and so its group's
+ASSIGNMENT_ID = re.compile(rf"\[({ASSIGNMENT})\b")
 
 
 def group_of(nodeid):
@@ -87,7 +88,7 @@ def order_of(group, size):
     ...        key=lambda group: order_of(group, 1))
     ['hw02', 'tests/test_worker.py', '_build/nbval/01_lagrangian.ipynb', 'tests/test_lcp.py']
     """
-    grades = re.fullmatch(r"hw\d+", group) or group.rsplit("/", 1)[-1] in GRADING
+    grades = re.fullmatch(ASSIGNMENT, group) or group.rsplit("/", 1)[-1] in GRADING
     return (0 if grades else 1 if group.startswith(LONG) else 2, -size)
 
 

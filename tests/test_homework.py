@@ -27,6 +27,7 @@ notebook checks, secret lines, the feedback scrubber.
 
 import copy
 import csv
+import functools
 import hashlib
 import importlib.util
 import json
@@ -129,14 +130,13 @@ class Lab:
 
     def __init__(self, root):
         self.root, self.course = root, Course(root)
-        self.released, self.spots, self.batches, self.feedback_for = set(), {}, {}, set()
 
+    @functools.cache
     def release(self, assignment):
-        if assignment not in self.released:
-            assert cli(self.root, "release", assignment) == 0
-            self.released.add(assignment)
+        assert cli(self.root, "release", assignment) == 0
         return self.course
 
+    @functools.cache
     def spot_mutants(self, assignment):
         """A few mutants of the assignment, with the mutation check's verdict on every test cell they reach.
 
@@ -144,21 +144,19 @@ class Lab:
         would run it; the sample always holds a declared equivalent mutant when
         the assignment has one (it must keep full marks when graded).
         """
-        if assignment not in self.spots:
-            out = self.root / f"mutants-{assignment}.json"
-            ids = mutants.sample(SOURCES[assignment].path, SPOT_CHECKS)
-            run = subprocess.run([sys.executable, "-m", "autograder", "--root", str(self.root), "mutants",
-                                  assignment, "--complete", "--json", str(out), *(f"--only={i}" for i in ids)],
-                                 capture_output=True, text=True, timeout=1800)
-            assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
-            self.spots[assignment] = json.loads(out.read_text())[0]["mutants"]
-            assert len(self.spots[assignment]) >= 2, f"{assignment}: the sample {ids} left too few mutants"
-        return self.spots[assignment]
+        out = self.root / f"mutants-{assignment}.json"
+        ids = mutants.sample(SOURCES[assignment].path, SPOT_CHECKS)
+        run = subprocess.run([sys.executable, "-m", "autograder", "--root", str(self.root), "mutants",
+                              assignment, "--complete", "--json", str(out), *(f"--only={i}" for i in ids)],
+                             capture_output=True, text=True, timeout=1800)
+        assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+        found = json.loads(out.read_text())[0]["mutants"]
+        assert len(found) >= 2, f"{assignment}: the sample {ids} left too few mutants"
+        return found
 
+    @functools.cache
     def batch(self, assignment):
         """Hand in and grade the assignment's batch: (folder, digests before grading, outcomes by student)."""
-        if assignment in self.batches:
-            return self.batches[assignment]
         source, course = SOURCES[assignment], self.release(assignment)
         folder = self.root.parent / f"handed-in-{assignment}"
         blank = released(course, assignment)
@@ -183,16 +181,13 @@ class Lab:
                   f"mutant-{k}", assignment, notebook)
         before = tree_digest(folder)
         assert cli(self.root, "grade", folder, "--assignment", assignment) == 0
-        outcomes = {o["student"]: o for o in Outcomes(course).all(assignment)}
-        self.batches[assignment] = (folder, before, outcomes)
-        return self.batches[assignment]
+        return folder, before, {o["student"]: o for o in Outcomes(course).all(assignment)}
 
+    @functools.cache
     def feedback(self, assignment):
-        if assignment not in self.feedback_for:
-            self.batch(assignment)
-            assert cli(self.root, "feedback", "--assignment", assignment) == 0
-            self.feedback_for.add(assignment)
-        return self.batches[assignment]
+        graded = self.batch(assignment)
+        assert cli(self.root, "feedback", "--assignment", assignment) == 0
+        return graded
 
 
 @pytest.fixture(scope="module")
