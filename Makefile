@@ -93,5 +93,5 @@ export: setup
 	$(BIN)/python -m autograder export
 
 clean:
-	rm -rf _build release autograded feedback gradebook.db grades.csv
-	@echo "(submitted/ is kept: it holds the class's hand-ins)"
+	rm -rf _build release autograded feedback grades.csv
+	@echo "(kept: submitted/ and exchange/, the class's hand-ins, and gradebook.db, which holds the scores entered by hand)"

@@ -4,8 +4,10 @@ The course root is the folder holding this file. Under it:
 
     exercises/<assignment>/            single-source notebooks (solutions, hidden tests): committed
     release/<assignment>/              what students download: generated
-    submitted/<student>/<assignment>/  copies of what students handed in: generated
+    submitted/<student>/<assignment>/  what students handed in (nbgrader collect): only ever read
+    exchange/                          nbgrader's exchange, when it is on this machine
     autograded/<student>/<assignment>/ executed and scored: generated
+    autograded/_copies/<student>/<assignment>/  the grader's copies of the hand-ins: generated
     feedback/<student>/<assignment>/   HTML handed back to students: generated
     gradebook.db                       the gradebook (SQLite by default): generated
 
@@ -14,6 +16,7 @@ Environment variables (all optional):
     RBD_GRADEBOOK_URL   the gradebook as any SQLAlchemy URL, for example
                         postgresql://grader@db.example.org/rbd
                         (default: sqlite:///<root>/gradebook.db)
+    RBD_EXCHANGE_ROOT   nbgrader's exchange folder (default: <root>/exchange)
     RBD_CELL_TIMEOUT    seconds one cell may run during grading before it is
                         interrupted (default: 60); this and every other limit
                         of grading (memory, processes, the whole submission)
@@ -49,12 +52,21 @@ c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 # exercises/<assignment>/mutants.toml (the mutation check's equivalent mutants, autograder/mutants.py) quotes
 # the solutions: never copy it into a release, a submission or feedback.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "mutants.toml"]
+# The judge's report (<nb>.judge.json, beside the graded notebook) is the instructor's: never copied into feedback.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "mutants.toml", "*.judge.json"]
 DB_URL = os.environ.get("RBD_GRADEBOOK_URL") or "sqlite:///" + os.path.join(ROOT, "gradebook.db")
 if DB_URL.startswith("sqlite") and "timeout=" not in DB_URL:
     # students are graded in parallel: a writer waits for the lock instead of failing at once
     DB_URL += ("&" if "?" in DB_URL else "?") + "timeout=120"
 c.CourseDirectory.db_url = DB_URL
+
+# --- nbgrader's exchange: release_assignment, fetch, submit, collect, release_feedback ---
+# One folder that the instructor and every student can reach. On one machine (or in the tests) it is
+# exchange/ in the course folder; on a JupyterHub set RBD_EXCHANGE_ROOT to the shared folder every user
+# can write (nbgrader's default is /usr/local/share/nbgrader/exchange), and give the students' Jupyter the
+# same c.Exchange.root and c.CourseDirectory.course_id. `python -m autograder grade` with no folder grades
+# what `nbgrader collect` put in submitted/, in place: it only reads it.
+c.Exchange.root = os.environ.get("RBD_EXCHANGE_ROOT") or os.path.join(ROOT, "exchange")
 
 # --- release: strip solutions, hidden tests and outputs ------------------------
 # Everything between the solution markers (autograder.leaks.MARKERS) becomes the

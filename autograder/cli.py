@@ -18,8 +18,9 @@ def build_parser():
     release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
 
     grade = commands.add_parser("grade", help="autograde a folder or a .zip of submissions")
-    grade.add_argument("path", help="folder or .zip: <student>/<assignment>/<nb>.ipynb, <student>/<nb>.ipynb "
-                                    "or <student>.ipynb")
+    grade.add_argument("path", nargs="?", help="folder or .zip: <student>/<assignment>/<nb>.ipynb, "
+                                               "<student>/<nb>.ipynb or <student>.ipynb, or Canvas's download "
+                                               "(default: submitted/, as nbgrader collect fills it); only read")
     grade.add_argument("--assignment", help="default: the only assignment there is, or the only one whose "
                                             "name appears among the submitted files")
     grade.add_argument("--force", action="store_true", help="grade again even unchanged submissions")
@@ -38,6 +39,9 @@ def build_parser():
 
     feedback = commands.add_parser("feedback", help="write the feedback HTML of graded submissions")
     feedback.add_argument("--assignment", action="append", default=[], help="default: every graded assignment")
+    feedback.add_argument("--allow-ungraded", action="store_true",
+                          help="also write feedback for students whose written answers are still to grade by hand "
+                               "(their pages show those answers as 0 for now); held back by default")
 
     export = commands.add_parser("export", help="write grades as CSV, one row per student and assignment")
     export.add_argument("--out", default="grades.csv", help="default: grades.csv")
@@ -93,7 +97,7 @@ def main(argv=None):
                     os.environ["RBD_NO_SANDBOX"] = asked
         elif args.command == "feedback":
             from .feedback import feedback
-            feedback(course, args.assignment)
+            feedback(course, args.assignment, allow_ungraded=args.allow_ungraded)
         elif args.command == "export":
             from .export import export
             count = export(course, args.out, args.assignment)

@@ -20,6 +20,7 @@ from traitlets.config.loader import PyFileConfigLoader
 from .limits import Limits
 
 CONFIG_FILE = "nbgrader_config.py"
+COPIES = "_copies"   # autograded/_copies/<student>/<assignment>/: what the grader graded (never a hand-in)
 
 
 class CourseError(Exception):
@@ -63,6 +64,13 @@ class Course:
         self.submitted = self.root / folders.get("submitted_directory", "submitted")
         self.autograded = self.root / folders.get("autograded_directory", "autograded")
         self.feedback_dir = self.root / folders.get("feedback_directory", "feedback")
+        # The grader's own copies of the hand-ins, the ones it normalizes and grades. The hand-ins themselves
+        # (wherever they are: submitted/, which nbgrader's collect fills, a class folder, a .zip) are only read.
+        self.copies = self.autograded / COPIES
+
+    def generated(self):
+        """The folders the grader writes into (and may empty): a class folder must not lie inside one."""
+        return [self.copies, self.autograded, self.feedback_dir, self.release_dir]
 
     # --- the assignments -------------------------------------------------
     def assignments(self):
@@ -92,8 +100,9 @@ class Course:
         return {p.stem: p for p in sorted((self.source / assignment).glob("*.ipynb"))}
 
     def student_folder(self, kind, student, assignment):
-        """submitted/, autograded/ or feedback/ folder of one student's assignment."""
-        base = {"submitted": self.submitted, "autograded": self.autograded, "feedback": self.feedback_dir}[kind]
+        """submitted/, copies (autograded/_copies/), autograded/ or feedback/ folder of one student's assignment."""
+        base = {"submitted": self.submitted, "copies": self.copies, "autograded": self.autograded,
+                "feedback": self.feedback_dir}[kind]
         return base / student / assignment
 
     def work(self, assignment, student):
@@ -137,9 +146,10 @@ class Work:
         """The assignment's notebooks, by name without .ipynb."""
         return list(self.course.source_notebooks(self.assignment))
 
-    def submitted(self, name=None):
-        """submitted/<student>/<assignment>/ (the copy that is graded), or its notebook ``name``."""
-        return self._in("submitted", name)
+    def copy(self, name=None):
+        """autograded/_copies/<student>/<assignment>/ (the grader's copy of the hand-in, the one that is
+        graded), or its notebook ``name``. The hand-in itself is never written to."""
+        return self._in("copies", name)
 
     def autograded(self, name=None):
         """autograded/<student>/<assignment>/ (executed and scored), or its notebook ``name``."""

@@ -13,7 +13,8 @@ import csv
 from . import gradebook
 from .outcomes import FAILED, FLAGGED, GRADED, SCORED, Outcomes
 
-COLUMNS = ["student_id", "assignment", "status", "score", "max_score", "needs_manual_grading", "reason", "notes"]
+COLUMNS = ["student_id", "assignment", "status", "score", "max_score", "needs_manual_grading", "late",
+           "late_penalty", "timestamp", "name", "reason", "notes"]
 
 
 def rows(course, assignment=None):
@@ -31,14 +32,20 @@ def rows(course, assignment=None):
             outcome = outcomes.get((name, student), {"status": GRADED, "reason": "", "notes": []})
             row = {"student_id": student, "assignment": name, "status": outcome["status"],
                    "score": "", "max_score": f"{most:g}", "needs_manual_grading": "",
+                   "late": "yes" if outcome.get("marked_late") else "", "late_penalty": "", "timestamp": "",
+                   "name": outcome.get("name", ""),
                    "reason": outcome.get("reason", ""), "notes": "; ".join(outcome.get("notes", []))}
             if outcome["status"] in SCORED:
                 scores = gradebook.scores(course, name, student)
                 if scores is None:
                     row.update(status=FAILED, reason="graded earlier, but the gradebook has no score for it now")
-                else:
-                    row.update(score=f"{scores['score']:g}", max_score=f"{scores['max_score']:g}",
-                               needs_manual_grading="yes" if scores["needs_manual_grade"] else "no")
+                else:   # the score after nbgrader's late penalty, as nbgrader's own export gives it
+                    late = scores["seconds_late"] > 0 or bool(outcome.get("marked_late"))
+                    row.update(score=f"{max(0.0, scores['score'] - scores['late_penalty']):g}",
+                               max_score=f"{scores['max_score']:g}",
+                               needs_manual_grading="yes" if scores["needs_manual_grade"] else "no",
+                               late="yes" if late else "no", late_penalty=f"{scores['late_penalty']:g}",
+                               timestamp=scores["timestamp"])
             result.append(row)
     return result
 

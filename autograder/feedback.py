@@ -1,16 +1,75 @@
-"""``feedback``: the HTML each graded student gets back, checked to give nothing away.
+"""``feedback``: the HTML each graded student gets back, ready to hand back and checked to give nothing away.
 
 nbgrader's generate_feedback writes ``feedback/<student>/<assignment>/<notebook>.html``;
 :class:`autograder.leaks.HideHiddenTests` (configured in nbgrader_config.py)
-has removed the hidden tests. Each page is then read back: if it shows a region
-marker or a line of the reference solution or of the hidden tests that the
-student did not write themselves, the page is deleted and the command fails.
+has removed the hidden tests. Then, for each student:
+
+- feedback is **held back** while written answers wait to be graded by hand
+  (a page would show them as 0 points), unless ``allow_ungraded``;
+- the page's formulas render **offline**: the MathJax nbgrader loads from a
+  CDN is replaced by the course's own copy, inlined in the page (a page
+  handed back must work wherever the student opens it);
+- each page is read back: if it shows a region marker or a line of the
+  reference solution or of the hidden tests that the student did not write
+  themselves, the page is deleted and the command fails.
+
+A feedback folder holds only the pages and nbgrader's ``timestamp.txt`` and
+``submission_secret.txt`` (what ``nbgrader release_feedback`` needs to hand a
+collected submission's feedback back through the exchange); the judge's
+report stays with the graded notebook (``CourseDirectory.ignore``).
 """
 
-from . import leaks
+import re
+import shutil
+from functools import cache
+from pathlib import Path
+
+from . import gradebook, leaks
 from .cells import read_notebook
 from .course import CourseError
 from .outcomes import SCORED, Outcomes
+
+# What nbconvert's mathjax macro writes: the script from a CDN, then its MathJax 2 configuration.
+_CDN_MATHJAX = re.compile(r'<script[^>]*src="https?://[^"]*mathjax[^"]*"[^>]*>\s*</script>\s*'
+                          r'(?:<!-- MathJax configuration -->\s*)?'
+                          r'(?:<script type="text/x-mathjax-config">.*?</script>)?', re.S | re.I)
+# MathJax 3 as the website uses it: $...$ and $$...$$, with escapes, SVG output (no font files to fetch).
+_MATHJAX_CONFIG = """<script>
+window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']],
+                        processEscapes: true, processEnvironments: true, tags: 'ams'},
+                  options: {enableAssistiveMml: true}, svg: {fontCache: 'global'}};
+</script>
+"""
+
+
+@cache
+def mathjax_script():
+    """MathJax 3 (TeX in, SVG out: no font files) from the course's environment, as one inline <script>."""
+    import importlib.util
+    spec = importlib.util.find_spec("sphinx-mathjax-offline") or importlib.util.find_spec("sphinx_mathjax_offline")
+    roots = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+    for root in roots:
+        script = root / "static" / "mathjax" / "tex-svg.js"
+        if script.is_file():
+            text = script.read_text(encoding="utf-8")
+            if "</script" not in text.lower():
+                return f"{_MATHJAX_CONFIG}<script>{text}</script>"
+    raise CourseError("MathJax for the feedback pages was not found (the package sphinx-mathjax-offline, "
+                      "tex-svg.js): install the course's environment (make setup)")
+
+
+def offline_math(html):
+    """The page with nbgrader's MathJax from a CDN replaced by the course's own, inlined.
+
+    >>> page = '<head><script src="https://cdn.example/mathjax/2.7.7/latest.js"> </script></head>'
+    >>> out = offline_math(page)
+    >>> "cdn.example" in out, "window.MathJax" in out
+    (False, True)
+    """
+    found = _CDN_MATHJAX.search(html)
+    if found is None:
+        return html if "window.MathJax" in html else html.replace("</head>", mathjax_script() + "</head>", 1)
+    return html[:found.start()] + mathjax_script() + html[found.end():]
 
 
 def check_feedback(course, assignment, student):
@@ -21,8 +80,8 @@ def check_feedback(course, assignment, student):
         if not page.is_file():
             continue
         secrets = leaks.secret_lines(read_notebook(source_path))
-        submitted = course.student_folder("submitted", student, assignment) / f"{name}.ipynb"
-        own = leaks.notebook_text(read_notebook(submitted)) if submitted.is_file() else ""
+        copy = course.student_folder("copies", student, assignment) / f"{name}.ipynb"
+        own = leaks.notebook_text(read_notebook(copy)) if copy.is_file() else ""
         found = leaks.find_leaks(leaks.html_text(page.read_text(errors="replace")), secrets, own)
         if found:
             problems.append(leaks.summary(page.relative_to(course.root), found))
@@ -30,8 +89,12 @@ def check_feedback(course, assignment, student):
     return problems
 
 
-def feedback(course, assignments=(), report=print):
-    """Generate and check feedback for every graded submission; returns the pages written."""
+def feedback(course, assignments=(), report=print, allow_ungraded=False):
+    """Generate and check feedback for every graded submission; returns the pages written.
+
+    A student whose written answers are still to be graded by hand gets no
+    feedback yet (reported), unless ``allow_ungraded``.
+    """
     book = Outcomes(course)
     assignments = [course.check_assignment(a) for a in assignments] or \
         sorted({o["assignment"] for o in book.all() if o["status"] in SCORED})
@@ -43,9 +106,24 @@ def feedback(course, assignments=(), report=print):
         if not students:
             report(f"{assignment}: no graded submissions, no feedback to write")
             continue
+        waiting = [s for s in students if (gradebook.scores(course, assignment, s) or {}).get("needs_manual_grade")]
+        if waiting and not allow_ungraded:
+            report(f"{assignment}: feedback held back for {len(waiting)} student(s) whose written answers are still "
+                   f"to grade by hand ({', '.join(waiting)}): grade them in the formgrader, or pass --allow-ungraded "
+                   "to hand back pages that show those answers as 0 for now")
+        ready = [s for s in students if allow_ungraded or s not in waiting]
         log_path = course.logs() / f"feedback.{assignment}.log"
-        run = course.nbgrader("generate_feedback", assignment, "--force", log_path=log_path)
-        for student in students:
+        run = course.nbgrader("generate_feedback", assignment, "--force", log_path=log_path) if ready else None
+        for folder in course.feedback_dir.glob(f"*/{assignment}"):   # nbgrader writes one for every graded notebook
+            if folder.parent.name not in ready:
+                shutil.rmtree(folder)
+                if not any(folder.parent.iterdir()):
+                    folder.parent.rmdir()
+        for student in ready:
+            for name in course.source_notebooks(assignment):
+                page = course.student_folder("feedback", student, assignment) / f"{name}.html"
+                if page.is_file():
+                    page.write_text(offline_math(page.read_text(encoding="utf-8")), encoding="utf-8")
             leaked = check_feedback(course, assignment, student)
             problems += leaked
             for name in course.source_notebooks(assignment):
@@ -54,9 +132,10 @@ def feedback(course, assignments=(), report=print):
                     pages.append(page)
                 elif not leaked:
                     report(f"warning: no feedback for {assignment}/{student} ({name}.html); see {log_path}")
-        report(f"{assignment}: feedback for {len(students)} student(s) in "
-               f"{course.feedback_dir.relative_to(course.root)}/<student>/{assignment}/"
-               + ("" if run.returncode == 0 else f" (nbgrader reported errors; see {log_path})"))
+        if ready:
+            report(f"{assignment}: feedback for {len(ready)} student(s) in "
+                   f"{course.feedback_dir.relative_to(course.root)}/<student>/{assignment}/"
+                   + ("" if run.returncode == 0 else f" (nbgrader reported errors; see {log_path})"))
     if problems:
         raise CourseError("feedback that would give answers away was deleted:\n  " + "\n  ".join(problems))
     return pages

@@ -6,9 +6,12 @@ back. :func:`grade_one` is the pipeline, read top to bottom, each stage a
 function below it in the same order:
 
 1. **read** (:func:`read`, with autograder/submissions.py): the student's
-   notebooks are copied to ``submitted/<student>/<assignment>/`` (the original
-   is never touched) and checked: a file that is empty, not JSON, not a valid
-   notebook, or not this assignment's notebook is not graded;
+   notebooks, with nbgrader's ``timestamp.txt`` beside them, are copied to the
+   grader's own folder ``autograded/_copies/<student>/<assignment>/`` and
+   checked: a file that is empty, not JSON, not a valid notebook, or not this
+   assignment's notebook is not graded. The hand-in itself, wherever it lies
+   (``submitted/`` as ``nbgrader collect`` fills it, a class folder, a .zip),
+   is only ever read;
 2. **normalize** (:func:`normalize`): a test cell handed in twice is kept
    once, repeated cell ids are renumbered;
 3. **run confined** (:func:`run`): a grading worker (autograder/worker.py)
@@ -20,7 +23,9 @@ function below it in the same order:
 4. **judge** (:func:`verdict`): the score nbgrader filed in the gradebook, with
    the notes (edited test cells, cells stopped at their limit, what the judge
    reported) and the evidence that flags a submission for review; or, when
-   the run failed, why it could not be graded;
+   the run failed, why it could not be graded. Cells a person had already
+   scored by hand stay scored and reviewed when the answer they scored is
+   unchanged (nbgrader would ask for them to be graded again);
 5. **record** (autograder/outcomes.py): the outcome goes to
    ``autograded/outcomes.json``; a submission that could not be graded leaves
    no stale grade, graded notebook or feedback behind, so that nothing shows
@@ -29,7 +34,9 @@ function below it in the same order:
 The course's layout (:meth:`autograder.course.Course.work`) and limits
 (autograder/limits.py) come from one place each. A submission unchanged since
 it was graded is skipped (``--force`` grades it again), so re-running a batch,
-or resuming an interrupted one, is safe.
+or resuming an interrupted one, is safe. One student's failure, whatever it
+is, is that student's outcome ("could not be graded", with the reason): the
+batch goes on, whichever way it runs (threads or Dask).
 """
 
 import atexit
@@ -41,11 +48,13 @@ import os
 import re
 import shutil
 import threading
+import traceback
 import warnings
+from pathlib import Path
 
 import nbformat
 from nbformat.warnings import DuplicateCellId
-from nbgrader.utils import is_grade
+from nbgrader.utils import is_grade, is_solution
 
 from . import gradebook, sandbox, submissions
 from .cells import grade_id, grade_ids, read_notebook, restored
@@ -55,9 +64,10 @@ from .worker import GradingWorker
 
 
 # --- the batch -----------------------------------------------------------------------------
-def grade(course, path, assignment=None, force=False, time_limit=None, memory_mb=None, report=print,
+def grade(course, path=None, assignment=None, force=False, time_limit=None, memory_mb=None, report=print,
           jobs=None, dask=None):
-    """Grade every submission under ``path`` (a folder or a .zip); returns their outcomes.
+    """Grade every submission under ``path`` (a folder or a .zip; default: ``submitted/``, the folder
+    ``nbgrader collect`` fills); returns their outcomes.
 
     ``time_limit`` (seconds for one submission) and ``memory_mb`` (a grading
     worker's address space) default to the course's limits. ``jobs`` students
@@ -69,6 +79,7 @@ def grade(course, path, assignment=None, force=False, time_limit=None, memory_mb
     :class:`CourseError` says why and what to install) unless unconfined
     grading was asked for (``--no-sandbox``, :func:`autograder.sandbox.unconfined_asked`).
     """
+    path = class_folder(course, path)
     problem = sandbox.available()
     if problem and not sandbox.unconfined_asked():
         raise CourseError(f"nothing was graded, for the grading sandbox cannot be set up. {problem}")
@@ -93,17 +104,20 @@ def grade(course, path, assignment=None, force=False, time_limit=None, memory_mb
     def record(outcome, skipped):   # stage 5, here where the batch was started (even when Dask graded it)
         with lock:
             book.record(outcome)
-            report(describe(outcome, skipped))
-            results.append(outcome)
+            report(describe(book.get(outcome["assignment"], outcome["student"]), skipped))
+            results.append(book.get(outcome["assignment"], outcome["student"]))
 
     def one(submission):
         try:
-            record(*grade_one(course, assignment, submission, book.get(assignment, submission.student), ids,
-                              force, limits))
+            outcome = grade_one(course, assignment, submission, book.get(assignment, submission.student), ids,
+                                force, limits)
+        except Exception as error:  # noqa: BLE001 (one student's failure is their outcome, never the batch's end)
+            outcome = grader_failed(course, assignment, submission, error), False
         except BaseException:
-            with lock:   # leave no half-graded student behind: the next run grades them from scratch
-                book.remove(assignment, submission.student)
+            with lock:   # interrupted: the next run grades this student again (nothing of theirs is removed)
+                book.drop(assignment, submission.student)
             raise
+        record(*outcome)
 
     try:
         with submissions.opened(path, assignment, list(course.source_notebooks(assignment))) as found:
@@ -135,6 +149,47 @@ def grade(course, path, assignment=None, force=False, time_limit=None, memory_mb
     return results
 
 
+def class_folder(course, path):
+    """The folder or .zip of hand-ins to grade: ``path``, or ``submitted/`` (what ``nbgrader collect`` filled).
+
+    It is only ever read. A folder the grader itself writes into (its copies,
+    autograded/, feedback/, release/), or one that holds such a folder (the
+    course folder), is refused: grading it could overwrite what it reads.
+    """
+    if path is None:
+        if not course.submitted.is_dir():
+            raise CourseError(f"nothing to grade: {course.submitted} does not exist. Collect the hand-ins there "
+                              "(nbgrader collect), or name a folder or .zip of them")
+        return course.submitted
+    path = Path(path)
+    if not path.exists():
+        raise CourseError(f"{path} does not exist")
+    real = path.resolve()
+    for folder in course.generated():
+        folder = folder.resolve()
+        if real == folder or folder in real.parents or real in folder.parents:
+            raise CourseError(f"{path} cannot be graded as a class folder: the grader writes into "
+                              f"{folder.relative_to(course.root)}/, and grading could overwrite what it reads. "
+                              "Name the folder or .zip that holds only the hand-ins (or submitted/)")
+    return path
+
+
+def grader_failed(course, assignment, submission, error):
+    """The outcome of a student the grader itself failed on (a bug, a full disk): the traceback goes to
+    the student's log, the batch goes on."""
+    work = course.work(assignment, submission.student)
+    try:
+        work.log.parent.mkdir(parents=True, exist_ok=True)
+        with open(work.log, "a") as log:
+            log.write("".join(traceback.format_exception(error)))
+        where = f"; see {work.log.relative_to(course.root)}"
+    except OSError:
+        where = ""
+    return failed(assignment, submission.student,
+                  f"the grader failed on this hand-in ({type(error).__name__}: {error}){where}"[:500],
+                  source=submission.label)
+
+
 # --- one student: the pipeline -------------------------------------------------------------
 def grade_one(course, assignment, submission, previous, ids, force, limits):
     """One student's submission through the pipeline; returns its outcome, and whether it was skipped as unchanged.
@@ -146,20 +201,28 @@ def grade_one(course, assignment, submission, previous, ids, force, limits):
     """
     work = course.work(assignment, submission.student)
     source = {"source": submission.label}
+    if submission.name and submission.name != submission.student:
+        source["name"] = submission.name
+    if submission.late is not None:
+        source["marked_late"] = submission.late   # Canvas's _LATE_ mark
     # 1. read: what was handed in (when it is what was graded last time, that grade stands)
     if submission.problem:
         return failed(assignment, work.student, submission.problem, **source), False
-    source["sha256"] = fingerprint(submission.files)
+    source["sha256"] = fingerprint(submission.handed_in)
     kept = None if force else unchanged(work, previous, source["sha256"])
     if kept is not None:
         return kept, True
+    before = {name: answers(work.copy(name)) for name in work.names}   # what a person may have graded by hand
     problem = read(work, submission, ids)
     if problem:
         return failed(assignment, work.student, problem, **source), False
+    same = bool(previous) and previous.get("sha256") == source["sha256"]
+    reviewed, notes = still_reviewed(work, before, same)
     # 2. normalize
-    notes = [note for name in work.names for note in normalize(work.submitted(name))]
+    notes += [note for name in work.names for note in normalize(work.copy(name))]
     # 3. run confined
     ran = run(work, limits)
+    gradebook.keep_reviewed(course, assignment, work.student, reviewed)
     # 4. judge (5. record is the caller's: grade(), where the batch was started)
     return verdict(work, ran, notes, limits, **source), False
 
@@ -184,18 +247,55 @@ def unchanged(work, previous, sha256):
     return None if scores is None else dict(previous, **scores)
 
 
+def answers(path):
+    """The student's answer cells of a notebook (grader's copy), by grade id: {} when there is none."""
+    try:
+        return {grade_id(c): c.source for c in read_notebook(path).cells if is_solution(c)}
+    except (OSError, ValueError, KeyError, AttributeError):
+        return {}
+
+
+def still_reviewed(work, before, same):
+    """The cells a person scored by hand that stay scored and reviewed after this grading (``notebook/cell``),
+    and a note for each one that must be looked at again.
+
+    A written answer stays reviewed while its text is what was scored
+    (``before``: the answers of the copy graded last time); any other cell
+    scored by hand (a test whose points a person changed) stays reviewed
+    only when the whole hand-in is unchanged (``same``).
+    """
+    reviewed, notes = set(), []
+    for key, entered in gradebook.hand_graded(work.course, work.assignment, work.student).items():
+        if entered.get("manual_score") is None or entered.get("needs_manual_grade"):
+            continue
+        name, cell = key.split("/", 1)
+        now = answers(work.copy(name))
+        if same or (cell in now and before.get(name, {}).get(cell) == now[cell]):
+            reviewed.add(key)
+        else:
+            notes.append(f"{cell} was scored by hand ({entered['manual_score']:g}) before this hand-in changed "
+                         "it: the score is kept, and it waits to be looked at again")
+    return reviewed, notes
+
+
 # --- 1. read -------------------------------------------------------------------------------
 def read(work, submission, ids):
-    """Copy the student's notebooks into submitted/ and check each; why they cannot be graded, or ''."""
-    folder = work.submitted()
+    """Copy the student's notebooks (and nbgrader's files beside them) into the grader's copies folder and
+    check each; why they cannot be graded, or ''. The hand-in itself is only read."""
+    folder = work.copy()
+    sources = {path.resolve() for path in submission.handed_in.values()}
+    if any(folder.resolve() == p or folder.resolve() in p.parents for p in sources):   # class_folder() prevents it
+        return f"the hand-in lies inside the grader's own folder {folder}; it was left as it is"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     for name, original in submission.files.items():
-        shutil.copyfile(original, work.submitted(name))
+        shutil.copyfile(original, work.copy(name))
+    for filename, original in submission.extras.items():
+        shutil.copyfile(original, folder / filename)
     for name in work.names:
-        if not work.submitted(name).is_file():
+        if not work.copy(name).is_file():
             return f"{name}.ipynb is missing from the submission"
-        problem = submissions.check_notebook(work.submitted(name), work.assignment, ids)
+        problem = submissions.check_notebook(work.copy(name), work.assignment, ids)
         if problem:
             return problem
     return ""
@@ -206,7 +306,7 @@ def normalize(path):
     """Make the copy of a submission safe for nbgrader: a grade id repeated (a copied test cell) is kept once,
     repeated cell ids are renumbered (nbformat does it, and would warn about it every time it reads the file).
 
-    Only the copy in submitted/ is changed; returns notes for the instructor.
+    Only the grader's copy is changed, never the hand-in; returns notes for the instructor.
     """
     with warnings.catch_warnings(record=True) as renumbered:
         warnings.simplefilter("always", DuplicateCellId)
@@ -271,13 +371,25 @@ def verdict(work, ran, notes, limits, **source):
     notes, flags = list(notes), []
     for name in work.names:
         if work.released(name).is_file():
-            notes += tampered_cells(work.submitted(name), work.released(name))
+            notes += tampered_cells(work.copy(name), work.released(name))
         notes += timed_out_cells(work.autograded(name), limits.cell_s)
         said, evidence = judge_report(work.judge_report(name), name)
         notes += said
         flags += evidence
+    if scores["seconds_late"] > 0:
+        notes.append(f"handed in {late_by(scores['seconds_late'])} after the due date"
+                     + (f"; late penalty {scores['late_penalty']:g}" if scores["late_penalty"] else ""))
     return dict(assignment=work.assignment, student=work.student, status=FLAGGED if flags else GRADED, reason="",
                 notes=notes + flags, graded_at=now(), log=log, **scores, **source)
+
+
+def late_by(seconds):
+    """A lateness in words: '3 h 20 min', '2 d 1 h', '45 s'."""
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    parts = [f"{days} d"] * bool(days) + [f"{hours} h"] * bool(hours) + [f"{minutes} min"] * bool(minutes)
+    return " ".join(parts[:2]) or f"{secs} s"
 
 
 def diagnose(run, time_limit):
@@ -344,9 +456,10 @@ def judge_report(path, notebook):
 # --- 5. record: what the instructor reads ------------------------------------------------------
 def describe(outcome, skipped=False):
     """One line for the instructor."""
-    who = f"{outcome['assignment']}/{outcome['student']}"
+    who = f"{outcome['assignment']}/{outcome['student']}" + (f" ({outcome['name']})" if outcome.get("name") else "")
     if outcome["status"] == FAILED:
-        return f"{who}: could not be graded: {outcome['reason']}"
+        return f"{who}: could not be graded: {outcome['reason']}" + "".join(
+            f"; note: {n}" for n in outcome.get("notes", []))
     line = f"{who}: {outcome['status']}, {outcome['score']:g} / {outcome['max_score']:g}"
     if outcome.get("needs_manual_grade"):
         line += " (written answers still to grade by hand)"
@@ -382,9 +495,7 @@ def _on_dask(address, jobs, course, assignment, found, book, settings, record, r
                     try:
                         outcome = future.result()
                     except Exception as error:  # noqa: BLE001 (a lost worker is this student's outcome, not the batch's end)
-                        outcome = (failed(assignment, submission.student,
-                                          f"the grading worker failed: {type(error).__name__}: {error}"[:300],
-                                          source=submission.label), False)
+                        outcome = grader_failed(course, assignment, submission, error), False
                     record(*outcome)
             except BaseException:
                 for future in futures:

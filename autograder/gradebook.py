@@ -27,7 +27,9 @@ def max_score(course, assignment):
 
 
 def scores(course, assignment, student):
-    """Score, max score, whether manual grading is pending, and each graded cell's [score, max score].
+    """Score, max score, whether manual grading is pending, each graded cell's [score, max score], and when it
+    was handed in: nbgrader's timestamp, the seconds past the due date and the late penalty nbgrader's
+    ``AssignLatePenalties`` assessed (``score`` is before the penalty, as nbgrader keeps it).
 
     A cell's score is None while it waits to be graded by hand.
     """
@@ -40,7 +42,10 @@ def scores(course, assignment, student):
                               float(grade.max_score)]
                  for notebook in submission.notebooks for grade in notebook.grades}
         return {"score": float(submission.score), "max_score": float(submission.max_score),
-                "needs_manual_grade": bool(submission.needs_manual_grade), "parts": parts}
+                "needs_manual_grade": bool(submission.needs_manual_grade), "parts": parts,
+                "timestamp": submission.timestamp.isoformat() if submission.timestamp else "",
+                "seconds_late": float(submission.total_seconds_late),
+                "late_penalty": float(submission.late_submission_penalty or 0.0)}
 
 
 def students(course, assignment):
@@ -49,10 +54,53 @@ def students(course, assignment):
         return sorted(s.student.id for s in gb.assignment_submissions(assignment))
 
 
+def hand_graded(course, assignment, student):
+    """What a person entered for this submission (in the formgrader or with nbgrader's API), by cell:
+    ``{cell: {"manual_score", "extra_credit", "needs_manual_grade"}}`` for graded cells a person scored,
+    and ``{cell: {"manual_comment"}}`` for comments; empty when nothing was entered by hand."""
+    entered = {}
+    with opened(course) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return entered
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if grade.manual_score is not None or grade.extra_credit:
+                    entered[f"{notebook.name}/{grade.name}"] = {
+                        "manual_score": grade.manual_score, "extra_credit": grade.extra_credit,
+                        "needs_manual_grade": bool(grade.needs_manual_grade)}
+            for comment in notebook.comments:
+                if comment.manual_comment:
+                    entered.setdefault(f"{notebook.name}/{comment.name}", {})["manual_comment"] = \
+                        comment.manual_comment
+    return entered
+
+
+def keep_reviewed(course, assignment, student, reviewed):
+    """After an autograde, mark again as reviewed the cells a person had scored and that ``reviewed`` names
+    (``notebook/cell``): nbgrader flags every hand-scored cell for review when it autogrades again, even when
+    the student's answer did not change. The scores themselves nbgrader never touches."""
+    with opened(course) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if f"{notebook.name}/{grade.name}" in reviewed and grade.manual_score is not None:
+                    grade.needs_manual_grade = False
+        gb.db.commit()
+
+
 def forget(course, assignment, student):
-    """Remove a student's submission from the gradebook, so that no stale score or 0 remains."""
+    """Remove a student's submission from the gradebook, so that no stale score or 0 remains; but never what a
+    person entered by hand (:func:`hand_graded`): then the entry is kept, and True returned."""
+    if hand_graded(course, assignment, student):
+        return True
     with opened(course) as gb:
         try:
             gb.remove_submission(assignment, student)
         except MissingEntry:
             pass
+    return False

@@ -7,7 +7,9 @@ student is graded again. The file is rewritten atomically after every
 student, so an interrupted batch leaves it consistent and a re-run picks up
 where it stopped. :meth:`Outcomes.record` of a submission that could not be
 graded first removes whatever an earlier grading left behind (:func:`forget`):
-nothing then shows a 0 that was never earned.
+nothing then shows a 0 that was never earned. What a person entered by hand
+(scores of written answers, comments) is never removed: the gradebook keeps
+it, and the outcome says so, for the next grading to count it again.
 """
 
 import json
@@ -22,6 +24,8 @@ GRADED = "graded"
 FLAGGED = "flagged for review"  # graded, with evidence of an attempt on the grader for a person to look at
 FAILED = "could not be graded"
 SCORED = (GRADED, FLAGGED)
+KEPT = ("the scores and comments entered by hand are kept in the gradebook; they count again once this "
+        "hand-in is graded")
 
 
 def now():
@@ -47,14 +51,13 @@ class Outcomes:
 
     def record(self, outcome):
         """Keep a student's outcome; one that could not be graded leaves no grade, graded notebook or feedback."""
-        if outcome["status"] == FAILED:
-            forget(self.course, outcome["assignment"], outcome["student"])
+        if outcome["status"] == FAILED and forget(self.course, outcome["assignment"], outcome["student"]):
+            outcome = dict(outcome, notes=list(outcome.get("notes", [])) + [KEPT])
         self.entries[self.key(outcome["assignment"], outcome["student"])] = outcome
         self.save()
 
-    def remove(self, assignment, student):
-        """Forget a student's grading altogether: the next run grades them from scratch."""
-        forget(self.course, assignment, student)
+    def drop(self, assignment, student):
+        """Forget a student's outcome (not their grades): the next run grades them again."""
         if self.entries.pop(self.key(assignment, student), None) is not None:
             self.save()
 
@@ -78,10 +81,13 @@ def failed(assignment, student, reason, **extra):
 
 
 def forget(course, assignment, student):
-    """Remove whatever an earlier grading of this student left behind: the gradebook's entry, autograded/, feedback/."""
-    gradebook.forget(course, assignment, student)
-    for kind in ("autograded", "feedback"):
+    """Remove whatever an earlier grading of this student left behind: the gradebook's entry, autograded/,
+    feedback/. When a person had graded some of it by hand, the gradebook's entry and the graded notebook
+    they graded are kept (only the feedback goes), and True is returned."""
+    kept = gradebook.forget(course, assignment, student)
+    for kind in ("feedback",) if kept else ("autograded", "feedback"):
         folder = course.student_folder(kind, student, assignment)
         shutil.rmtree(folder, ignore_errors=True)
         if folder.parent.is_dir() and not any(folder.parent.iterdir()):
             folder.parent.rmdir()
+    return kept

@@ -10,7 +10,15 @@ Accepted layouts (mixed freely, also inside a .zip, also under one wrapping fold
 
 A notebook named like the assignment's notebook is taken; a student with a
 single notebook of another name (``hw01 (1).ipynb``) is taken too and renamed.
+nbgrader's ``timestamp.txt`` (and ``submission_secret.txt``) beside a
+student's notebook, as ``nbgrader collect`` leaves them, are taken along.
 Nothing is ever written into the folder or the .zip.
+
+One bad entry sets aside its own student only: a symbolic link (never
+followed), a file over the size limit for one hand-in file, a zip entry with
+an unsafe path, one that cannot be read, or one that unpacks past the size
+limit make that student's :class:`Submission` carry the reason; everyone else
+is read as usual. There is no limit on a whole class, only on each file.
 
 Canvas files are keyed by the Canvas user id (the number after the name): it
 never changes, is unique, and is the ``ID`` column of Canvas's gradebook
@@ -20,9 +28,13 @@ submissions in the zip, only the newest (highest submission id) is graded.
 """
 
 import contextlib
+import hashlib
 import json
+import os
 import re
+import stat
 import tempfile
+import unicodedata
 import warnings
 import zipfile
 from dataclasses import dataclass, field
@@ -34,7 +46,22 @@ from nbformat.warnings import DuplicateCellId
 from .cells import grade_ids
 
 SKIPPED = {"__MACOSX", ".ipynb_checkpoints", "__pycache__"}
-LARGEST_ZIP = 2 * 1024**3  # bytes, uncompressed
+LARGEST_FILE_MB = 256   # one file of a hand-in (a notebook full of plots is tens of MB); $RBD_HANDIN_FILE_MB
+# What nbgrader's exchange puts beside a collected notebook: the hand-in time (late penalties) and the secret
+# that release_feedback files the feedback under. Taken along with the notebooks.
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
+
+
+def largest_file():
+    """The size limit of one file of a hand-in, in bytes ($RBD_HANDIN_FILE_MB, default 256)."""
+    value = os.environ.get("RBD_HANDIN_FILE_MB", "").strip()
+    try:
+        mb = float(value) if value else LARGEST_FILE_MB
+    except ValueError:
+        mb = -1
+    if mb <= 0:
+        raise ValueError(f"RBD_HANDIN_FILE_MB must be a positive number (MB), not {value!r}")
+    return int(mb * 1024 * 1024)
 
 
 @dataclass
@@ -45,12 +72,48 @@ class Submission:
     label: str
     files: dict = field(default_factory=dict)
     problem: str = ""
-    name: str = ""  # a readable name when the id is a number (Canvas: the login or name)
+    name: str = ""  # the name as handed in (a folder or file name; Canvas: the login or name)
+    extras: dict = field(default_factory=dict)   # nbgrader's timestamp.txt, submission_secret.txt -> path
+    late: bool = None   # Canvas marked it late (None: the download does not say)
+    paths: list = field(default_factory=list)    # every entry of the class folder that is this hand-in
+
+    @property
+    def handed_in(self):
+        """Every file of the hand-in that is read (the notebooks and nbgrader's files beside them)."""
+        return {**self.files, **self.extras}
 
 
 def student_id(name):
-    """A safe student id from a folder or file name ('Jo Doe' -> 'Jo_Doe')."""
-    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name).strip("._") or "unnamed"
+    """A safe, stable student id from a folder or file name, in any script.
+
+    Letters and digits of every script are kept (in Unicode's composed form,
+    so a name typed on a Mac and on Windows gives one id); spaces and other
+    characters become ``_``. A name with no letter or digit at all gets an id
+    made from a hash of it, so two such names still stay apart.
+
+    >>> student_id("Jo Doe"), student_id("名前"), student_id("Ωmega"), student_id("Jo\\u0308rg")
+    ('Jo_Doe', '名前', 'Ωmega', 'Jörg')
+    >>> student_id("学生 (2)"), student_id("★★"), student_id("☆☆")
+    ('学生_2', 'unnamed-d36e84cc', 'unnamed-e8c0a5db')
+    """
+    name = unicodedata.normalize("NFC", name)
+    return (re.sub(r"[^\w.@-]+", "_", name).strip("._")
+            or "unnamed-" + hashlib.sha256(name.encode()).hexdigest()[:8])
+
+
+def _link_problem(path, label):
+    """Why a hand-in entry cannot be read when it is a symbolic link (never followed), or ''."""
+    if path.is_symlink():
+        return f"{label} is a symbolic link (to {os.readlink(path)}); links are never followed"
+    return ""
+
+
+def _size_problem(path, label):
+    size = path.lstat().st_size
+    if size > largest_file():
+        return (f"{label} is {size / 1024**2:.0f} MB, over the {largest_file() / 1024**2:.0f} MB limit for one "
+                "file of a hand-in (RBD_HANDIN_FILE_MB)")
+    return ""
 
 
 # <name>_[LATE_]<user id>_<submission id>_<original file name>, as Canvas names each file of its zip.
@@ -106,21 +169,30 @@ def _visible(path):
     return [p for p in sorted(path.iterdir()) if not p.name.startswith(".") and p.name not in SKIPPED]
 
 
+def _is_dir(path):
+    return path.is_dir() and not path.is_symlink()
+
+
+def _is_file(path):
+    """A regular file or a link (a link is a hand-in entry too: it is refused with a reason, not ignored)."""
+    return path.is_symlink() or path.is_file()
+
+
 def _is_one_student(path, assignment, names):
     """Whether a folder looks like one student's hand-in rather than a folder of several."""
     entries = _visible(path)
     notebooks = [p for p in entries if p.suffix == ".ipynb"]
     if notebooks and all(canvas_file(p.name, names) for p in notebooks):
         return False  # Canvas's download (wrapped in a folder): one file per student
-    return ((path / assignment).is_dir() or any(p.stem in names for p in notebooks)
-            or (len(notebooks) == 1 and not any(p.is_dir() for p in entries)))
+    return (_is_dir(path / assignment) or any(p.stem in names for p in notebooks)
+            or (len(notebooks) == 1 and not any(_is_dir(p) for p in entries)))
 
 
 def _unwrap(base, assignment, names):
     """Descend through folders that only wrap the batch (e.g. 'submissions/' inside a zip)."""
     while True:
         entries = _visible(base)
-        if len(entries) == 1 and entries[0].is_dir() and not _is_one_student(entries[0], assignment, names):
+        if len(entries) == 1 and _is_dir(entries[0]) and not _is_one_student(entries[0], assignment, names):
             base = entries[0]
         else:
             return base
@@ -128,12 +200,16 @@ def _unwrap(base, assignment, names):
 
 def _pick(folder, names, label):
     """The notebooks of one student's folder, keyed by the assignment's notebook names."""
-    notebooks = [p for p in _visible(folder) if p.is_file() and p.suffix == ".ipynb"]
+    notebooks = [p for p in _visible(folder) if _is_file(p) and p.suffix == ".ipynb"]
     files = {p.stem: p for p in notebooks if p.stem in names}
+    if not files and len(names) == 1 and len(notebooks) == 1:
+        files = {names[0]: notebooks[0]}
     if files:
+        for path in files.values():
+            problem = _link_problem(path, f"{label}/{path.name}") or _size_problem(path, f"{label}/{path.name}")
+            if problem:
+                return {}, problem
         return files, ""
-    if len(names) == 1 and len(notebooks) == 1:
-        return {names[0]: notebooks[0]}, ""
     if not notebooks:
         return {}, f"no notebook found in {label}"
     return {}, (f"{len(notebooks)} notebooks in {label} and none named "
@@ -165,32 +241,64 @@ def _canvas(user, entries, names):
         else:
             problem = (f"{len(notebooks)} notebooks in the Canvas submission {newest} of {name} (user {user}) "
                        f"and none named {' or '.join(n + '.ipynb' for n in names)}")
-    return Submission(student_id(user), label, files, problem, name=name)
+    for entry in files.values():
+        problem = problem or _link_problem(entry, entry.name) or _size_problem(entry, entry.name)
+    return Submission(student_id(user), label, {} if problem else files, problem, name=name,
+                      late=chosen[0][0].late, paths=[entry for _, entry in entries])
 
 
-def find(base, assignment, names):
-    """All submissions under the folder ``base`` (labels are paths relative to it)."""
+def _exchange_files(folder):
+    """nbgrader's files beside a collected notebook (regular files only), by name."""
+    return {name: folder / name for name in EXCHANGE_FILES
+            if (folder / name).is_file() and not (folder / name).is_symlink()}
+
+
+def find(base, assignment, names, rejected=None):
+    """All submissions under the folder ``base`` (labels are paths relative to it).
+
+    ``rejected`` maps paths under ``base`` that were not unpacked (or were
+    unpacked as empty stand-ins) to the reason: the submission that holds one
+    is not graded, with that reason.
+    """
     base = _unwrap(Path(base), assignment, names)
     found, canvas = [], {}
     entries = _visible(base)
-    named = {entry: canvas_file(entry.name, names) for entry in entries if entry.is_file()}
+    named = {entry: canvas_file(entry.name, names) for entry in entries if _is_file(entry)}
     # Other files named like Canvas's count only in a Canvas download (one with a notebook named so).
     is_canvas = any(parts and entry.suffix == ".ipynb" for entry, parts in named.items())
     for entry in entries:
         label = str(entry.relative_to(base))
+        who = dict(name=entry.stem if _is_file(entry) else entry.name, paths=[entry])
         if is_canvas and named.get(entry):
             canvas.setdefault(named[entry].user, []).append((named[entry], entry))
-        elif entry.is_file() and entry.suffix == ".ipynb":
+        elif entry.is_symlink():
+            found.append(Submission(student_id(who["name"].removesuffix(".ipynb")), label,
+                                    problem=_link_problem(entry, label), **who))
+        elif _is_file(entry) and entry.suffix == ".ipynb":
             if len(names) == 1:
-                found.append(Submission(student_id(entry.stem), label, {names[0]: entry}))
+                problem = _size_problem(entry, label)
+                found.append(Submission(student_id(entry.stem), label, {} if problem else {names[0]: entry},
+                                        problem, **who))
             else:
                 found.append(Submission(student_id(entry.stem), label, problem=(
-                    f"{assignment} has {len(names)} notebooks; hand them in as a folder per student")))
-        elif entry.is_dir():
-            inner = entry / assignment if (entry / assignment).is_dir() else entry
+                    f"{assignment} has {len(names)} notebooks; hand them in as a folder per student"), **who))
+        elif _is_dir(entry):
+            inner = entry / assignment
+            if inner.is_symlink():
+                found.append(Submission(student_id(entry.name), label,
+                                        problem=_link_problem(inner, str(inner.relative_to(base))), **who))
+                continue
+            inner = inner if _is_dir(inner) else entry
             files, problem = _pick(inner, names, str(inner.relative_to(base)))
-            found.append(Submission(student_id(entry.name), label, files, problem))
+            found.append(Submission(student_id(entry.name), label, files, problem,
+                                    extras=_exchange_files(inner) if files else {}, **who))
     found += [_canvas(user, canvas[user], names) for user in sorted(canvas, key=int)]
+    for path, reason in (rejected or {}).items():
+        path = Path(path)
+        owner = [s for s in found if any(path == p or p in path.parents for p in s.paths)]
+        for submission in owner:
+            submission.files, submission.extras = {}, {}
+            submission.problem = submission.problem or reason
     by_student = {}
     for submission in found:
         by_student.setdefault(submission.student, []).append(submission)
@@ -202,20 +310,57 @@ def find(base, assignment, names):
     return found
 
 
+def _member_path(name):
+    """A zip member's path made safe to unpack (its parts without '', '.', '..' or a drive), and
+    whether it had to be changed."""
+    raw = name.replace("\\", "/")
+    parts = [p for p in raw.split("/") if p not in ("", ".", "..") and not re.fullmatch(r"[A-Za-z]:", p)]
+    return parts, raw.startswith("/") or ".." in raw.split("/") or re.match(r"[A-Za-z]:", raw) is not None
+
+
 def _extract(archive, into):
-    """Unpack a zip safely: no absolute paths, no '..', bounded size."""
+    """Unpack a zip entry by entry; returns {path: reason} of the entries set aside.
+
+    An entry with an unsafe path (absolute, '..'), a symbolic link, an entry
+    that cannot be read (damaged, encrypted) or that unpacks past the size
+    limit of one file is not unpacked: an empty stand-in is left at its
+    (made safe) path, so that the student it belongs to is told why, while
+    every other entry is unpacked as usual. Sizes are counted as the bytes
+    come out, not taken from the zip's own headers.
+    """
+    rejected, limit = {}, largest_file()
     with zipfile.ZipFile(archive) as zf:
-        members = [m for m in zf.infolist() if not m.is_dir()]
-        if sum(m.file_size for m in members) > LARGEST_ZIP:
-            raise ValueError(f"{archive} unpacks to more than {LARGEST_ZIP // 1024**3} GB")
-        for member in members:
-            parts = Path(member.filename.replace("\\", "/")).parts
-            if member.filename.startswith("/") or ".." in parts or not parts:
-                raise ValueError(f"{archive} holds an unsafe path: {member.filename!r}")
+        for member in zf.infolist():
+            if member.is_dir():
+                continue
+            parts, unsafe = _member_path(member.filename)
+            if not parts:
+                continue
             target = Path(into, *parts)
             target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(member) as src, open(target, "wb") as dst:
-                dst.write(src.read())
+            reason = ""
+            if unsafe:
+                reason = f"the zip entry {member.filename!r} has an unsafe path (absolute, or with '..')"
+            elif stat.S_ISLNK(member.external_attr >> 16):
+                reason = f"the zip entry {member.filename!r} is a symbolic link; links are never followed"
+            else:
+                try:
+                    with zf.open(member) as src, open(target, "wb") as dst:
+                        written = 0
+                        while chunk := src.read(1 << 20):
+                            written += len(chunk)
+                            if written > limit:
+                                reason = (f"the zip entry {member.filename!r} unpacks to more than "
+                                          f"{limit / 1024**2:.0f} MB, the limit for one file of a hand-in "
+                                          "(RBD_HANDIN_FILE_MB)")
+                                break
+                            dst.write(chunk)
+                except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError) as err:
+                    reason = f"the zip entry {member.filename!r} cannot be read ({type(err).__name__}: {err})"
+            if reason:
+                target.write_bytes(b"")   # the stand-in: the entry's student is reported, not skipped
+                rejected[target] = reason
+    return rejected
 
 
 @contextlib.contextmanager
@@ -226,8 +371,7 @@ def opened(path, assignment, names):
         yield find(path, assignment, names)
     elif path.is_file() and zipfile.is_zipfile(path):
         with tempfile.TemporaryDirectory(prefix="submissions-") as tmp:
-            _extract(path, tmp)
-            yield find(tmp, assignment, names)
+            yield find(tmp, assignment, names, rejected=_extract(path, tmp))
     else:
         raise FileNotFoundError(f"{path} is neither a folder nor a .zip file")
 

@@ -17,7 +17,8 @@ student enforced: a time limit for the whole submission and a memory cap
 (the worker is killed, with its sandbox, and replaced), and a log per student.
 
 Protocol, in the wire format (autograder/wire.py): one request per line on a
-pipe, ``{"assignment", "student", "log"}``, and one reply per line on another,
+pipe, ``{"assignment", "student", "log", "inbox"}`` (``inbox``: the folder of the grader's copies
+of the hand-ins, which nbgrader reads in place of ``submitted/``), and one reply per line on another,
 ``{"ok": bool, "error": str}``.
 """
 
@@ -74,7 +75,8 @@ class GradingWorker:
         log_path = Path(log_path)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         log_path.write_text("")
-        request = wire.pack({"assignment": assignment, "student": student, "log": str(log_path)})
+        request = wire.pack({"assignment": assignment, "student": student, "log": str(log_path),
+                             "inbox": str(self.course.copies)})
         try:
             os.write(self._requests, request)
             reply = self._receive(time_limit)
@@ -149,6 +151,8 @@ def serve(root, requests_fd, replies_fd):
         task = wire.unpack(line)
         coursedir = CourseDirectory(config=config)
         coursedir.assignment_id, coursedir.student_id = task["assignment"], task["student"]
+        # nbgrader reads the grader's copy of the hand-in, never the hand-in in submitted/ (autograder/grade.py)
+        coursedir.submitted_directory = task["inbox"]
         app = Autograde(coursedir=coursedir, config=config)
         app.force, app.create_student = True, True
         handler = logging.FileHandler(task["log"], encoding="utf-8")

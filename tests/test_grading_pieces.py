@@ -70,7 +70,7 @@ def test_the_course_layout_is_read_from_its_configuration(tmp_path, monkeypatch)
     assert course.limits.cell_s == 7 and course.source == root / "exercises"
     work = course.work("hw01", "ada")
     assert work.names == ["hw01"]
-    assert work.submitted("hw01") == course.student_folder("submitted", "ada", "hw01") / "hw01.ipynb"
+    assert work.copy("hw01") == root / "autograded" / "_copies" / "ada" / "hw01" / "hw01.ipynb"
     assert work.autograded() == root / "autograded" / "ada" / "hw01"
     assert work.judge_report("hw01") == root / "autograded" / "ada" / "hw01" / "hw01.judge.json"
     assert work.released("hw01") == root / "release" / "hw01" / "hw01.ipynb"

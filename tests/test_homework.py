@@ -186,7 +186,7 @@ class Lab:
     @functools.cache
     def feedback(self, assignment):
         graded = self.batch(assignment)
-        assert cli(self.root, "feedback", "--assignment", assignment) == 0
+        assert cli(self.root, "feedback", "--assignment", assignment, "--allow-ungraded") == 0
         return graded
 
 
@@ -408,7 +408,7 @@ def test_feedback_has_no_hidden_tests_or_solutions(course, feedback, assignment)
             continue
         text = feedback_text(course, assignment, student)
         own = leaks.notebook_text(nbformat.read(
-            str(course.student_folder("submitted", student, assignment) / f"{assignment}.ipynb"), as_version=4))
+            str(course.student_folder("copies", student, assignment) / f"{assignment}.ipynb"), as_version=4))
         assert leaks.find_leaks(text, secrets, own) == [], student
         assert "BEGIN HIDDEN TESTS" not in text and "more tests ran here during grading" in text
     blank = feedback_text(course, assignment, "blank")
@@ -443,7 +443,7 @@ def test_export_csv(course, batch, assignment, tmp_path, capsys):
     assert rows[(assignment, "reference")] == {
         "student_id": "reference", "assignment": assignment, "status": GRADED, "score": f"{auto:g}",
         "max_score": f"{most:g}", "needs_manual_grading": "yes" if source.written else "no",
-        "reason": "", "notes": ""}
+        "late": "no", "late_penalty": "0", "timestamp": "", "name": "", "reason": "", "notes": ""}
     assert rows[(assignment, "blank")]["score"] == "0"
     assert rows[(assignment, "blank")]["needs_manual_grading"] == "no"
     for mistake in source.mistakes:
@@ -474,7 +474,8 @@ def test_hw01_zip_batch(course, assignment, tmp_path, monkeypatch):
     assert cli(course.root, "grade", archive, "--assignment", "hw01") == 0
     assert hashlib.sha256(archive.read_bytes()).hexdigest() == digest
     outcomes = {o["student"]: o for o in Outcomes(course).all("hw01")}
-    assert (course.student_folder("submitted", "slow", "hw01") / "hw01.ipynb").is_file()
+    assert (course.student_folder("copies", "slow", "hw01") / "hw01.ipynb").is_file()
+    assert not course.submitted.exists(), "grading a .zip writes nothing into submitted/ (the hand-ins of collect)"
     slow_outcome = outcomes["slow"]
     assert slow_outcome["status"] == GRADED, slow_outcome
     assert slow_outcome["parts"]["test-energy"][0] == 0

@@ -192,7 +192,7 @@ def graded(postgres, tmp_path_factory):
                        str(batch / f"{mistake['name']}.ipynb"))
         (batch / "broken.ipynb").write_text('{"cells": [{"cell_type": "code", ')
         assert main(["--root", str(root), "grade", str(batch), "--assignment", ASSIGNMENT]) == 0
-        assert main(["--root", str(root), "feedback"]) == 0  # nbgrader reads the scores back from PostgreSQL
+        assert main(["--root", str(root), "feedback", "--allow-ungraded"]) == 0  # nbgrader reads the scores back from PostgreSQL
         out = root / "grades.csv"
         assert main(["--root", str(root), "export", "--out", str(out)]) == 0
         with open(out, newline="") as f:

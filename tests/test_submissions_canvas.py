@@ -102,7 +102,7 @@ def test_plain_flat_folder_unchanged(tmp_path):
     assert set(found) == {"alice", "bob_smith", "carl_2024"}
     for student, submission in found.items():
         assert submission.files == {"hw01": folder / f"{student}.ipynb"} and submission.problem == ""
-        assert submission.label == f"{student}.ipynb" and submission.name == ""
+        assert submission.label == f"{student}.ipynb" and submission.name == student
 
 
 def test_canvas_and_plain_files_mixed(tmp_path):

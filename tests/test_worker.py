@@ -1,7 +1,7 @@
 """The grading worker (autograder/worker.py): one process grading student after student.
 
 A scratch hw01 course is released once; submissions are put straight into its
-submitted/ folder and graded through :class:`GradingWorker`, as ``grade`` does.
+grader's copies folder and graded through :class:`GradingWorker`, as ``grade`` does.
 """
 
 import copy
@@ -38,7 +38,7 @@ def course(tmp_path_factory):
 
 
 def hand_in(course, student, replace=None):
-    """Put the reference answers (with ``replace`` applied) into submitted/<student>/hw01/."""
+    """Put the reference answers (with ``replace`` applied) into the grader's copy of <student>'s hw01."""
     source = nbformat.read(str(REPO / "exercises" / "hw01" / "hw01.ipynb"), as_version=4)
     answers = {c.metadata.nbgrader["grade_id"]: "\n".join(l for l in c.source.splitlines() if "SOLUTION" not in l)
                for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
@@ -48,7 +48,7 @@ def hand_in(course, student, replace=None):
         name = cell.metadata.get("nbgrader", {}).get("grade_id")
         if name in answers:
             cell.source = answers[name]
-    folder = course.student_folder("submitted", student, "hw01")
+    folder = course.student_folder("copies", student, "hw01")
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(folder / "hw01.ipynb"))
 
