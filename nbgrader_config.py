@@ -99,3 +99,14 @@ c.LimitOutput.max_traceback = 100
 # feedback shows them; HideHiddenTests removes them (and the tracebacks that
 # quote them) while keeping the tests' messages.
 c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]
+
+# --- formulas offline, in the feedback pages and the formgrader -----------------
+# nbconvert's templates load MathJax from a CDN; autograder/templates/base/mathjax.html.j2 replaces that macro
+# with the course's own MathJax (from its environment), inlined by the course_mathjax filter. nbgrader's own
+# templates (formgrade, feedback) come after it.
+import autograder as _autograder  # noqa: E402
+import nbgrader.server_extensions.formgrader as _formgrader  # noqa: E402
+
+c.HTMLExporter.extra_template_basedirs = [os.path.join(os.path.dirname(_autograder.__file__), "templates"),
+                                          os.path.join(os.path.dirname(_formgrader.__file__), "templates")]
+c.HTMLExporter.filters = {"course_mathjax": "autograder.feedback.mathjax_filter"}

@@ -67,6 +67,7 @@ class Course:
         # The grader's own copies of the hand-ins, the ones it normalizes and grades. The hand-ins themselves
         # (wherever they are: submitted/, which nbgrader's collect fills, a class folder, a .zip) are only read.
         self.copies = self.autograded / COPIES
+        self.exchange = Path(config.Exchange.get("root", "/usr/local/share/nbgrader/exchange"))
 
     def generated(self):
         """The folders the grader writes into (and may empty): a class folder must not lie inside one."""

@@ -6,12 +6,15 @@ has removed the hidden tests. Then, for each student:
 
 - feedback is **held back** while written answers wait to be graded by hand
   (a page would show them as 0 points), unless ``allow_ungraded``;
-- the page's formulas render **offline**: the MathJax nbgrader loads from a
-  CDN is replaced by the course's own copy, inlined in the page (a page
-  handed back must work wherever the student opens it);
+- the page's formulas render **offline**: nbconvert's MathJax macro, which
+  loads MathJax from a CDN, is replaced by autograder/templates (configured in
+  nbgrader_config.py, which the formgrader reads too) with the course's own
+  MathJax inlined in the page, so a page handed back works wherever the
+  student opens it;
 - each page is read back: if it shows a region marker or a line of the
   reference solution or of the hidden tests that the student did not write
-  themselves, the page is deleted and the command fails.
+  themselves, or loads a script from the network, the page is deleted and
+  the command fails.
 
 A feedback folder holds only the pages and nbgrader's ``timestamp.txt`` and
 ``submission_secret.txt`` (what ``nbgrader release_feedback`` needs to hand a
@@ -29,10 +32,6 @@ from .cells import read_notebook
 from .course import CourseError
 from .outcomes import SCORED, Outcomes
 
-# What nbconvert's mathjax macro writes: the script from a CDN, then its MathJax 2 configuration.
-_CDN_MATHJAX = re.compile(r'<script[^>]*src="https?://[^"]*mathjax[^"]*"[^>]*>\s*</script>\s*'
-                          r'(?:<!-- MathJax configuration -->\s*)?'
-                          r'(?:<script type="text/x-mathjax-config">.*?</script>)?', re.S | re.I)
 # MathJax 3 as the website uses it: $...$ and $$...$$, with escapes, SVG output (no font files to fetch).
 _MATHJAX_CONFIG = """<script>
 window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']],
@@ -58,18 +57,18 @@ def mathjax_script():
                       "tex-svg.js): install the course's environment (make setup)")
 
 
-def offline_math(html):
-    """The page with nbgrader's MathJax from a CDN replaced by the course's own, inlined.
+def mathjax_filter(_value=""):
+    """The Jinja filter ``course_mathjax`` (nbgrader_config.py): the inline MathJax of :func:`mathjax_script`."""
+    return mathjax_script()
 
-    >>> page = '<head><script src="https://cdn.example/mathjax/2.7.7/latest.js"> </script></head>'
-    >>> out = offline_math(page)
-    >>> "cdn.example" in out, "window.MathJax" in out
-    (False, True)
+
+def remote_scripts(html):
+    """The addresses of scripts a page would load from the network (none: everything is inlined).
+
+    >>> remote_scripts('<script src="https://cdn.example/x.js"></script><script>let a = 1;</script>')
+    ['https://cdn.example/x.js']
     """
-    found = _CDN_MATHJAX.search(html)
-    if found is None:
-        return html if "window.MathJax" in html else html.replace("</head>", mathjax_script() + "</head>", 1)
-    return html[:found.start()] + mathjax_script() + html[found.end():]
+    return re.findall(r'<script[^>]*\bsrc="((?:https?:)?//[^"]*)"', html, flags=re.I)
 
 
 def check_feedback(course, assignment, student):
@@ -82,9 +81,14 @@ def check_feedback(course, assignment, student):
         secrets = leaks.secret_lines(read_notebook(source_path))
         copy = course.student_folder("copies", student, assignment) / f"{name}.ipynb"
         own = leaks.notebook_text(read_notebook(copy)) if copy.is_file() else ""
-        found = leaks.find_leaks(leaks.html_text(page.read_text(errors="replace")), secrets, own)
+        html = page.read_text(errors="replace")
+        found = leaks.find_leaks(leaks.html_text(html), secrets, own)
         if found:
             problems.append(leaks.summary(page.relative_to(course.root), found))
+            page.unlink()
+        elif remote_scripts(html):
+            problems.append(f"{page.relative_to(course.root)} loads scripts from the network "
+                            f"({', '.join(remote_scripts(html))}), so it would not work offline")
             page.unlink()
     return problems
 
@@ -120,10 +124,6 @@ def feedback(course, assignments=(), report=print, allow_ungraded=False):
                 if not any(folder.parent.iterdir()):
                     folder.parent.rmdir()
         for student in ready:
-            for name in course.source_notebooks(assignment):
-                page = course.student_folder("feedback", student, assignment) / f"{name}.html"
-                if page.is_file():
-                    page.write_text(offline_math(page.read_text(encoding="utf-8")), encoding="utf-8")
             leaked = check_feedback(course, assignment, student)
             problems += leaked
             for name in course.source_notebooks(assignment):

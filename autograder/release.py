@@ -50,4 +50,18 @@ def release(course, assignments=()):
             raise CourseError(f"the release of {assignment} gave answers away, so it was deleted:\n  "
                               + "\n  ".join(problems))
         written.append(course.release_dir / assignment)
+    ensure_exchange(course)
     return written
+
+
+def ensure_exchange(course):
+    """Create nbgrader's exchange folder (nbgrader_config.py, ``c.Exchange.root``) if it is missing, open to every
+    user as nbgrader's release_assignment makes it; without it the formgrader says release and collect are off."""
+    if course.exchange.is_dir():
+        return
+    try:
+        course.exchange.mkdir(parents=True)
+        course.exchange.chmod(0o777)
+    except OSError as err:
+        print(f"warning: nbgrader's exchange folder {course.exchange} could not be created ({err}); set "
+              "RBD_EXCHANGE_ROOT to a folder every user can write (nbgrader_config.py)")

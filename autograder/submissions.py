@@ -298,7 +298,7 @@ def find(base, assignment, names, rejected=None):
         owner = [s for s in found if any(path == p or p in path.parents for p in s.paths)]
         for submission in owner:
             submission.files, submission.extras = {}, {}
-            submission.problem = submission.problem or reason
+            submission.problem = reason if not submission.problem.startswith("the zip entry") else submission.problem
     by_student = {}
     for submission in found:
         by_student.setdefault(submission.student, []).append(submission)

@@ -111,3 +111,11 @@ def test_canvas_and_plain_files_mixed(tmp_path):
     found = submissions.find(folder, "hw01", ["hw01"])
     assert sorted(s.student for s in found) == ["7", "7", "zoe"]
     assert all("several submissions for student 7" in s.problem for s in found if s.student == "7")
+
+
+def test_canvas_late_mark_is_kept(tmp_path):
+    """Canvas's _LATE_ goes with the hand-in to the outcome (and the export's late column)."""
+    folder = hand_in(tmp_path / "late", "doejane_4242_500_hw01.ipynb", "brownbob_LATE_23_502_hw01-1.ipynb")
+    found = by_student(folder)
+    assert found["23"].late is True and found["4242"].late is False
+    assert found["23"].name == "brownbob" and found["23"].paths == [folder / "brownbob_LATE_23_502_hw01-1.ipynb"]

@@ -1,0 +1,168 @@
+"""nbgrader's formgrader on the course, driven in headless Chromium as an instructor grades a written answer.
+
+A scratch course grades one hw01 hand-in; a Jupyter server with nbgrader's
+formgrader runs in the course folder. In the browser: open the submission,
+type a score for the written answer, move on (the formgrader saves it), and
+the course's ``export`` shows it. On the way: every formula is typeset by
+the course's own MathJax (no request leaves the machine), and no page warns
+that nbgrader's exchange folder cannot be created.
+"""
+
+import csv
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.cli import main
+from autograder.course import Course
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WRITTEN = "answer-gear-friction"
+pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root = tmp_path_factory.mktemp("formgrader") / "course"
+    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
+        env.delenv("RBD_EXCHANGE_ROOT", raising=False)
+        env.delenv("RBD_COURSE_ROOT", raising=False)
+        assert main(["--root", str(root), "release", "hw01"]) == 0
+        source = nbformat.read(str(REPO / "exercises" / "hw01" / "hw01.ipynb"), as_version=4)
+        answers = {c.metadata.nbgrader["grade_id"]: "\n".join(line for line in c.source.splitlines()
+                                                                if "SOLUTION" not in line)
+                   for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
+        nb = nbformat.read(str(root / "release" / "hw01" / "hw01.ipynb"), as_version=4)
+        for cell in nb.cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id") in answers:
+                cell.source = answers[cell.metadata.nbgrader["grade_id"]]
+        hand_ins = root.parent / "hand-ins"
+        hand_ins.mkdir()
+        nbformat.write(nb, str(hand_ins / "ada.ipynb"))
+        assert main(["--root", str(root), "grade", str(hand_ins), "--assignment", "hw01"]) == 0
+        yield Course(root)
+
+
+@pytest.fixture(scope="module")
+def formgrader(course):
+    """A Jupyter server with nbgrader's formgrader in the course folder, open on 127.0.0.1 only; its address."""
+    port = free_port()
+    env = dict(os.environ, RBD_GRADEBOOK_URL=course.db_url, JUPYTER_PLATFORM_DIRS="1",
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    log = open(course.root.parent / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "jupyter", "server", "--no-browser", f"--port={port}",
+                             "--ip=127.0.0.1", "--allow-root", "--IdentityProvider.token=",  # open to this machine only (127.0.0.1)
+                             f"--ServerApp.root_dir={course.root}"],
+                            cwd=course.root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    address = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{address}/api/status", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("the Jupyter server did not start: " + (course.root.parent / "server.log").read_text())
+                time.sleep(0.5)
+        yield address
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("RBD_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"chromium not found at {CHROMIUM}, and RBD_REQUIRE_BROWSER=1")
+        pytest.skip("chromium is not installed (apt-get install chromium); set RBD_REQUIRE_BROWSER=1 to require it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(str(tmp_path_factory.mktemp("profile")),
+                                                        executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield context
+        context.close()
+
+
+def open_page(browser, url):
+    """A page at ``url``, with every request that would leave this machine stopped and listed."""
+    left = []
+    page = browser.new_page()
+
+    def on_route(route):
+        if urlparse(route.request.url).hostname not in ("127.0.0.1", "localhost", None):
+            left.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/*", on_route)
+    page.goto(url)
+    return page, left
+
+
+def test_a_written_answer_scored_in_the_formgrader_reaches_the_export(course, formgrader, browser):
+    with Gradebook(course.db_url, course.course_id) as gb:
+        submission = gb.find_submission_notebook("hw01", "hw01", "ada").id
+    page, left = open_page(browser, f"{formgrader}/formgrader/submissions/{submission}/")
+    said = []
+    page.on("response", lambda r: said.append(f"{r.request.method} {r.status} {urlparse(r.url).path}")
+            if "/api/" in r.url else None)
+    page.on("console", lambda m: said.append(f"console: {m.text}"))
+    score = page.locator(f"input.score#{WRITTEN}")
+    score.wait_for(timeout=180_000)
+    page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0", timeout=180_000)
+    assert left == [], f"the formgrader's page asked the network for {left}"
+    score.click()
+    score.fill("2.5")
+    score.press("Tab")
+    for _ in range(240):   # the formgrader saves in the background
+        with Gradebook(course.db_url, course.course_id) as gb:
+            grade = gb.find_grade(WRITTEN, "hw01", "hw01", "ada")
+            if grade.manual_score == 2.5:
+                break
+        time.sleep(0.5)
+    assert grade.manual_score == 2.5, said
+    out = course.root / "grades.csv"
+    assert main(["--root", str(course.root), "export", "--out", str(out)]) == 0
+    with open(out, newline="") as f:
+        row = next(r for r in csv.DictReader(f) if r["student_id"] == "ada")
+    assert row["needs_manual_grading"] == "no" and float(row["score"]) == float(row["max_score"]) - 3 + 2.5, row
+    page.close()
+
+
+def test_the_formgrader_finds_the_course_exchange(course, formgrader, browser):
+    page, left = open_page(browser, f"{formgrader}/formgrader/manage_assignments")
+    page.wait_for_selector("text=hw01", timeout=180_000)
+    text = page.inner_text("body")
+    assert "could not be created" not in text and "exchange directory" not in text, text[:2000]
+    assert (course.root / "exchange").is_dir(), "the course's exchange root (nbgrader_config.py) was not used"
+    assert left == []
+    page.close()
