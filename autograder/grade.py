@@ -212,7 +212,7 @@ def grade_one(course, assignment, submission, previous, ids, force, limits):
     kept = None if force else unchanged(work, previous, source["sha256"])
     if kept is not None:
         return kept, True
-    before = {name: answers(work.copy(name)) for name in work.names}   # what a person may have graded by hand
+    before = {name: answers(work.autograded(name)) for name in work.names}   # what a person saw and scored
     problem = read(work, submission, ids)
     if problem:
         return failed(assignment, work.student, problem, **source), False
@@ -248,7 +248,7 @@ def unchanged(work, previous, sha256):
 
 
 def answers(path):
-    """The student's answer cells of a notebook (grader's copy), by grade id: {} when there is none."""
+    """The student's answer cells of a notebook (a copy, or the graded notebook), by grade id: {} when none."""
     try:
         return {grade_id(c): c.source for c in read_notebook(path).cells if is_solution(c)}
     except (OSError, ValueError, KeyError, AttributeError):
@@ -260,7 +260,8 @@ def still_reviewed(work, before, same):
     and a note for each one that must be looked at again.
 
     A written answer stays reviewed while its text is what was scored
-    (``before``: the answers of the copy graded last time); any other cell
+    (``before``: the answers in the graded notebook a person scored, which a
+    hand-in that could not be graded leaves in place); any other cell
     scored by hand (a test whose points a person changed) stays reviewed
     only when the whole hand-in is unchanged (``same``).
     """

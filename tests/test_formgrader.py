@@ -25,6 +25,7 @@ from nbgrader.api import Gradebook
 
 from autograder.cli import main
 from autograder.course import Course
+from autograder.outcomes import FAILED, GRADED, KEPT, Outcomes
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -166,3 +167,27 @@ def test_the_formgrader_finds_the_course_exchange(course, formgrader, browser):
     assert (course.root / "exchange").is_dir(), "the course's exchange root (nbgrader_config.py) was not used"
     assert left == []
     page.close()
+
+
+def test_a_failed_regrade_keeps_the_scores_entered_by_hand(course, tmp_path):
+    """A hand-in that cannot be graded shows no score, but what a person entered stays in the gradebook
+    and counts again once a gradable hand-in is graded."""
+    with Gradebook(course.db_url, course.course_id) as gb:
+        grade = gb.find_grade(WRITTEN, "hw01", "hw01", "ada")
+        grade.manual_score, grade.needs_manual_grade = 2.0, False
+        gb.db.commit()
+    good = course.copies / "ada" / "hw01" / "hw01.ipynb"
+    broken, again = tmp_path / "broken", tmp_path / "again"
+    broken.mkdir()
+    again.mkdir()
+    (broken / "ada.ipynb").write_text('{"cells": [')
+    shutil.copy(good, again / "ada.ipynb")
+    assert main(["--root", str(course.root), "grade", str(broken), "--assignment", "hw01", "--force"]) == 0
+    failed = Outcomes(course).get("hw01", "ada")
+    assert failed["status"] == FAILED and failed["score"] is None and KEPT in failed["notes"], failed
+    with Gradebook(course.db_url, course.course_id) as gb:
+        assert gb.find_grade(WRITTEN, "hw01", "hw01", "ada").manual_score == 2.0
+    assert main(["--root", str(course.root), "grade", str(again), "--assignment", "hw01"]) == 0
+    regraded = Outcomes(course).get("hw01", "ada")
+    assert regraded["status"] == GRADED and regraded["score"] == regraded["max_score"] - 3 + 2.0, regraded
+    assert not regraded["needs_manual_grade"], "an unchanged written answer scored by hand is not asked for again"
