@@ -132,6 +132,13 @@ def feedback(course, assignments=(), report=print, allow_ungraded=False):
                     pages.append(page)
                 elif not leaked:
                     report(f"warning: no feedback for {assignment}/{student} ({name}.html); see {log_path}")
+        outside = [s for s in ready if (course.student_folder("feedback", s, assignment)).is_dir()
+                   and not (course.student_folder("feedback", s, assignment) / "submission_secret.txt").is_file()]
+        if outside and len(outside) < len(ready):
+            report(f"{assignment}: {len(outside)} student(s) did not hand in through nbgrader's exchange "
+                   f"({', '.join(outside)}): nbgrader release_feedback cannot hand their pages back and stops at "
+                   "the first of them; give them feedback/<student>/ yourself, or release feedback per student "
+                   "(nbgrader release_feedback --student=ID)")
         if ready:
             report(f"{assignment}: feedback for {len(ready)} student(s) in "
                    f"{course.feedback_dir.relative_to(course.root)}/<student>/{assignment}/"
