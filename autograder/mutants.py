@@ -278,14 +278,13 @@ def check(course, assignments=(), jobs=None, timeout=None, show="survivors", jso
     """
     assignments = [course.check_assignment(a) for a in assignments] or course.assignments()
     ok, everything = True, []
-    for assignment in assignments:
-        for path in course.source_notebooks(assignment).values():
-            assignment = Assignment(path)
+    for name in assignments:
+        for path in course.source_notebooks(name).values():
             result = run(path, jobs=jobs, timeout=timeout, only=set(only) if only else None, complete=complete)
-            summary = summarize(assignment, result, partial=bool(only))
+            summary = summarize(Assignment(path), result, partial=bool(only))
             print_summary(summary, show, out)
             ok &= summary.ok
-            everything.append({"assignment": assignment, "notebook": path.name, "seconds": summary.seconds,
+            everything.append({"assignment": name, "notebook": path.name, "seconds": summary.seconds,
                                "parts": summary.rows, "stale": summary.stale, "mutants": summary.mutants})
     if json_out:
         Path(json_out).write_text(json.dumps(everything, indent=1))
