@@ -2,7 +2,7 @@
 
 Every process the grader starts goes through here: nbgrader's commands and
 the grading workers (:func:`child_setup`, :func:`stop_process`), a student's
-process (autograder/sandbox.py: :func:`die_with_parent`, :func:`kill_group`),
+process (autograder/student_process.py: :func:`die_with_parent`, :func:`kill_group`),
 and the mutation check's forked children (:func:`run_forked`, :class:`ForkPool`).
 The rules are the same for all:
 
