@@ -49,7 +49,7 @@ from pathlib import Path
 
 from .assignment import DECLARATIONS, Assignment, without_markers
 from .course import CourseError
-from .limits import Limits
+from .limits import GRACE_S, Limits
 from .operators import mutations
 from .syntax import needs_parens, splice
 from .probes import kinds_seen, observe
@@ -145,7 +145,7 @@ def _check(assignment, jobs, timeout, only, extra, complete=False):
         by_cell = {}
         for m in mutants:
             by_cell.setdefault(m.cell, []).append(m)
-        pool = ForkPool(jobs, 2 * timeout + 10, folder, memory_mb)
+        pool = ForkPool(jobs, 2 * timeout + GRACE_S, folder, memory_mb)
         runner = Runner(assignment, timeout)
         for cell in assignment.cells:
             for m in by_cell.get(cell.id, []):
