@@ -4,13 +4,14 @@
 autograde`` (nbgrader_config.py). For one notebook:
 
 1. The student's cells (setup, answers, anything they added; not the test
-   cells) run in a sandboxed process of their own (autograder/sandbox.py).
+   cells) run in a sandboxed process of their own (autograder/student_process.py).
 2. Here, in the grader's process, the instructor's setup cells and test cells
    (visible and hidden, taken from the source notebook in exercises/, never
-   from the submission) run in a fresh namespace (autograder/examiner.py). Where a test names one of
-   the student's answers, it gets the answer's plain value, or, for a
-   function, a stand-in that calls the student's function in the sandbox with
-   plain arguments and brings back its plain result (autograder/wire.py).
+   from the submission) run in a fresh namespace (autograder/examiner.py,
+   which the mutation check shares). Where a test names one of the student's
+   answers, it gets the answer's plain value, or, for a function, a stand-in
+   that calls the student's function in the sandbox with plain arguments and
+   brings back its plain result (autograder/wire.py).
 3. The outputs go back into the notebook: the student's own output under
    their cells, the tests' output and teaching messages under the test cells,
    so nbgrader's SaveAutoGrades scores it as usual (an error = no points).

@@ -116,7 +116,7 @@ def _run_cell(shell, source, timeout):
 
 
 def answer(shell, request, timeout, switch):
-    """The reply to one request of the tests' side (autograder/examiner.py): a value, or a call of the student's function."""
+    """The reply to one request of the tests' side (autograder/examiner.py): a value, or a call of a function."""
     namespace = shell.user_ns
     name = request.get("name")
     if not isinstance(name, str) or name not in namespace:

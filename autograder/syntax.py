@@ -165,5 +165,6 @@ def needs_parens(target, text, parents):
     parent = parents.get(target)
     alone = (isinstance(parent, (ast.Return, ast.Assign, ast.AugAssign, ast.Expr, ast.keyword))
              or (isinstance(parent, ast.Call) and target in parent.args)
-             or isinstance(parent, (ast.List, ast.Tuple, ast.Dict)) and not isinstance(parents.get(parent), ast.Subscript))
+             or isinstance(parent, (ast.List, ast.Tuple, ast.Dict))
+             and not isinstance(parents.get(parent), ast.Subscript))
     return not alone or isinstance(target, ast.Lambda)
