@@ -160,6 +160,22 @@ def test_sample_puts_a_declared_equivalent_first(toy):
     assert ids[0] == "answer-f:4:9:transpose" and len(set(ids)) == 3
 
 
+def test_typical_mistakes_are_read_from_the_folder_and_checked(toy):
+    mistakes = toy.parent / "mistakes.toml"
+    mistakes.write_text("[[mistake]]\nname = 'no-s-term'\ncell = 'answer-f'\nfails = 'test-f'\n"
+                        "what = 'the s term left out'\nvisible = false\nsource = \'\'\'\ndef f(M, v, s):\n"
+                        "    return M @ v\n\'\'\'\n")
+    assert Assignment(toy).mistakes() == [{"name": "no-s-term", "cell": "answer-f", "fails": "test-f",
+                                           "what": "the s term left out", "visible": False,
+                                           "source": "def f(M, v, s):\n    return M @ v\n"}]
+    mistakes.write_text(mistakes.read_text().replace("fails = 'test-f'", "fails = 'test-g'"))
+    with pytest.raises(CourseError, match="'test-g' no test cell of toy.ipynb"):
+        Assignment(toy).mistakes()
+    mistakes.write_text(mistakes.read_text().replace("visible = false", "visible = 'no'"))
+    with pytest.raises(CourseError, match=r"mistake 1 \(no-s-term\).*mistyped \['visible'\]"):
+        Assignment(toy).mistakes()
+
+
 # --- every assignment ------------------------------------------------------------------
 def load_mistakes(assignment):
     return Assignment(REPO / "exercises" / assignment / f"{assignment}.ipynb").mistakes()
