@@ -12,8 +12,10 @@ VENV       := .venv
 BIN        := $(VENV)/bin
 STAMP      := $(VENV)/.installed
 SITE       := _build/html
-# The chapters listed in the table of contents (a draft not in _toc.yml is not tested).
+# The chapters listed in the table of contents (a draft not in _toc.yml is not tested), and
+# the template of a chapter, which is executed with them but not part of the book.
 CHAPTERS   := $(patsubst %,%.md,$(shell grep -o 'chapters/[A-Za-z0-9_]*' _toc.yml))
+TEMPLATE   := chapters/_template.md
 NBVAL_DIR  := _build/nbval
 PYTEST     := $(BIN)/python -m pytest -p no:cacheprovider
 # pytest-xdist, one worker per core; tests/conftest.py puts each file in a group
@@ -59,9 +61,9 @@ serve:
 
 # --- tests --------------------------------------------------------------
 # Chapters are MyST-markdown notebooks; nbval runs their .ipynb form.
-$(NBVAL_DIR): $(CHAPTERS) | setup
+$(NBVAL_DIR): $(CHAPTERS) $(TEMPLATE) | setup
 	rm -rf $@ && mkdir -p $@
-	for f in $(CHAPTERS); do $(BIN)/jupytext --quiet --to ipynb -o $@/$$(basename $${f%.md}).ipynb $$f; done
+	for f in $(CHAPTERS) $(TEMPLATE); do $(BIN)/jupytext --quiet --to ipynb -o $@/$$(basename $${f%.md}).ipynb $$f; done
 
 test: book pdf $(NBVAL_DIR)
 	$(PYTEST) $(XDIST) --doctest-modules lib tests $(NBVAL_DIR) --nbval-lax

@@ -50,10 +50,12 @@ c.CourseDirectory.release_directory = "release"
 c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
-# exercises/<assignment>/mutants.toml (the mutation check's equivalent mutants, autograder/mutants.py) quotes
-# the solutions: never copy it into a release, a submission or feedback.
-# The judge's report (<nb>.judge.json, beside the graded notebook) is the instructor's: never copied into feedback.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "mutants.toml", "*.judge.json"]
+# exercises/<assignment>/mutants.toml (the mutation check's equivalent mutants) quotes the solutions, and
+# mistakes.toml (the typical mistakes) holds near-solutions: never copy them into a release, a submission
+# or feedback (exercises/README.md). The judge's report (<nb>.judge.json, beside the graded notebook) is the
+# instructor's: never copied into feedback.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "mutants.toml",
+                            "mistakes.toml", "*.judge.json"]
 DB_URL = os.environ.get("RBD_GRADEBOOK_URL") or "sqlite:///" + os.path.join(ROOT, "gradebook.db")
 if DB_URL.startswith("sqlite") and "timeout=" not in DB_URL:
     # students are graded in parallel: a writer waits for the lock instead of failing at once

@@ -57,8 +57,9 @@ def build_parser():
     mutants.add_argument("--show", choices=("survivors", "visible", "all"), default="survivors",
                          help="list the survivors (default), also what only grading catches, or every mutant")
     mutants.add_argument("--json", metavar="FILE", help="also write every mutant and its verdict to FILE")
-    mutants.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                         help="limit for one call or cell of a mutant (default: 60, as in grading)")
+    mutants.add_argument("--timeout", type=float, metavar="SECONDS",
+                         help="limit for one call or cell of a mutant (default: a cell's limit in grading, "
+                              "RBD_CELL_TIMEOUT or 60)")
     mutants.add_argument("--only", action="append", metavar="ID",
                          help="run just this mutant (repeat for more); ids as --show all lists them")
     mutants.add_argument("--complete", action="store_true",

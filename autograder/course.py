@@ -8,8 +8,6 @@ of grading.
 """
 
 import os
-import resource
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from pathlib import Path
 from traitlets.config.loader import PyFileConfigLoader
 
 from .limits import Limits
+from .processes import child_setup, stop_process
 
 CONFIG_FILE = "nbgrader_config.py"
 COPIES = "_copies"   # autograded/_copies/<student>/<assignment>/: what the grader graded (never a hand-in)
@@ -178,45 +177,3 @@ def nbgrader_environment():
     """The environment for a process that runs nbgrader: unbuffered, with this environment's tools on the PATH."""
     bin_dir = str(Path(sys.executable).parent)   # nbgrader calls tools of its environment (alembic) by name
     return dict(os.environ, PYTHONUNBUFFERED="1", PATH=os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
-
-
-def child_setup(memory_mb=None):
-    """What a grading process does before it starts: die with the grader (even killed with -9, taking
-    its sandboxes along), and keep its address space under ``memory_mb`` MB if given."""
-    def setup():
-        from .sandbox import die_with_parent
-        die_with_parent()
-        if memory_mb:
-            cap = int(memory_mb) * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    return setup
-
-
-def _descendants(pid):
-    """Process ids started by ``pid``, directly or not (read from /proc; empty elsewhere)."""
-    children = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def stop_process(proc):
-    """Kill a process we started (an nbgrader run, a grading worker) with its process group and every
-    process it started (a kernel or a student's sandbox has a session of its own)."""
-    kernels = _descendants(proc.pid)
-    for kill in [lambda: os.killpg(proc.pid, signal.SIGKILL)] + [
-            (lambda pid=pid: os.kill(pid, signal.SIGKILL)) for pid in kernels]:
-        try:
-            kill()
-        except ProcessLookupError:
-            pass
-    proc.wait()

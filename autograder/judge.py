@@ -4,13 +4,14 @@
 autograde`` (nbgrader_config.py). For one notebook:
 
 1. The student's cells (setup, answers, anything they added; not the test
-   cells) run in a sandboxed process of their own (autograder/sandbox.py).
+   cells) run in a sandboxed process of their own (autograder/student_process.py).
 2. Here, in the grader's process, the instructor's setup cells and test cells
    (visible and hidden, taken from the source notebook in exercises/, never
-   from the submission) run in a fresh namespace. Where a test names one of
-   the student's answers, it gets the answer's plain value, or, for a
-   function, a stand-in that calls the student's function in the sandbox with
-   plain arguments and brings back its plain result (autograder/wire.py).
+   from the submission) run in a fresh namespace (autograder/examiner.py,
+   which the mutation check shares). Where a test names one of the student's
+   answers, it gets the answer's plain value, or, for a function, a stand-in
+   that calls the student's function in the sandbox with plain arguments and
+   brings back its plain result (autograder/wire.py).
 3. The outputs go back into the notebook: the student's own output under
    their cells, the tests' output and teaching messages under the test cells,
    so nbgrader's SaveAutoGrades scores it as usual (an error = no points).
@@ -24,72 +25,27 @@ cross. What looks like an attempt is listed as evidence in
 """
 
 import ast
-import builtins
-import contextlib
 import functools
 import importlib.util
-import io
 import json
 import re
 import time
-import warnings
 from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool, Unicode
 
-from . import wire
 from .cells import grade_id, read_notebook, role
-from .sandbox import StudentDied, StudentProcess, available, mode, prepare_spare
+from .examiner import Examiner, setup_imports
+from .sandbox import available, mode
+from .student_process import StudentDied, StudentProcess, prepare_spare
 
 
 @functools.lru_cache(maxsize=4)
 def _course(root):
     from .course import Course
     return Course(root)
-
-
-def _top_level(source_nb, kind):
-    """The top-level statements of the notebook's code cells of this kind (cells that do not parse are skipped)."""
-    for cell in source_nb.cells:
-        if cell.cell_type != "code" or role(cell) != kind:
-            continue
-        try:
-            yield from ast.parse(cell.source).body
-        except SyntaxError:
-            continue
-
-
-def answer_names(source_nb):
-    """Names the reference solution's answer cells define at top level: what tests may take from the student."""
-    names = set()
-    for node in _top_level(source_nb, "answer"):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return names
-
-
-def setup_imports(source_nb):
-    """Modules the instructor's setup cells (locked code cells that are not tests) import, in order."""
-    found = []
-    for node in _top_level(source_nb, "locked"):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found.append(node.module)
-    return list(dict.fromkeys(found))
-
-
-def names_used(source):
-    try:
-        return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
-    except SyntaxError:
-        return set()
 
 
 # --- evidence: what in the student's cells looks like an attempt on the grader ----------
@@ -176,24 +132,6 @@ def evidence(cells):
     return list(dict.fromkeys(found))
 
 
-class StudentFailure(RuntimeError):
-    """An error the student's function raised, carried back by name and message."""
-
-
-def _raise_like(text):
-    """Re-raise the student's error as the same built-in exception type when it is one."""
-    name, _, message = text.partition(": ")
-    kind = getattr(builtins, name, None)
-    if isinstance(kind, type) and issubclass(kind, Exception) and kind not in (StopIteration,):
-        try:
-            error = kind(message)
-        except Exception:  # noqa: BLE001 (exotic constructors)
-            error = StudentFailure(text)
-    else:
-        error = StudentFailure(text)
-    raise error
-
-
 class Judge(Preprocessor):
     """nbgrader preprocessor: run the student's cells sandboxed and the tests here (see the module's doc).
 
@@ -257,78 +195,13 @@ class Judge(Preprocessor):
         return outputs
 
     def _run_tests(self, nb, source_nb, process, report):
-        students = answer_names(source_nb)
-        namespace = {"__name__": "__main__", "__builtins__": builtins}
+        """The source's setup and test cells, on the student's answers (autograder/examiner.py)."""
+        examiner = Examiner(source_nb, process)
         by_id = {grade_id(c): i for i, c in enumerate(nb.cells)}
-        from lib import homework
-
         for cell in source_nb.cells:
-            kind = role(cell)
-            if cell.cell_type != "code" or kind not in ("test", "locked"):
-                continue
-            symbols = self._symbols(namespace)
-            if kind == "test":
-                for name in sorted(names_used(cell.source) & students):
-                    namespace.pop(name, None)
-                    try:
-                        reply = process.ask({"op": "get", "name": name})
-                    except StudentDied as died:
-                        report["problems"].append(f"{name}: {died}")
-                        continue
-                    if reply.get("callable"):
-                        namespace[name] = self._stand_in(name, process, symbols, homework, report)
-                    elif "ok" in reply:
-                        try:
-                            namespace[name] = wire.decode(reply["ok"], symbols)
-                        except wire.WireError as error:
-                            report["problems"].append(f"{name}: {error}")
-                        if isinstance(namespace.get(name), wire.Unsendable):
-                            report["problems"].append(f"{name} is {namespace[name]!r}")
-            stdout, error = self._exec(cell.source, namespace, grade_id(cell))
+            ran = examiner.run_cell(cell)
             target = by_id.get(grade_id(cell))
-            if target is not None:
-                nb.cells[target].outputs = self._outputs(stdout, error)
+            if ran is not None and target is not None:
+                nb.cells[target].outputs = self._outputs(*ran)
                 nb.cells[target].execution_count = None
-
-    @staticmethod
-    def _symbols(namespace):
-        import sympy as sp
-        found = {}
-        for value in namespace.values():
-            for item in (value if isinstance(value, (list, tuple)) else [value]):
-                if isinstance(item, sp.Symbol):
-                    found[item.name] = item
-        return found
-
-    def _stand_in(self, name, process, symbols, homework, report):
-        def call(*args, **kwargs):
-            request = {"op": "call", "name": name, "args": wire.encode(list(args)), "kwargs": wire.encode(kwargs),
-                       "without_lib": list(homework.switched_off())}
-            try:
-                reply = process.ask(request)
-            except StudentDied as died:
-                report["problems"].append(f"{name}(...): {died}")
-                raise RuntimeError(f"calling your {name}(...) failed: {died}") from None
-            if "error" in reply:
-                _raise_like(str(reply["error"]))
-            try:
-                value = wire.decode(reply.get("ok"), symbols)
-            except wire.WireError as error:
-                raise TypeError(f"{name}(...) returned something the grader cannot read: {error}") from None
-            if isinstance(value, wire.Unsendable):
-                report["problems"].append(f"{name}(...) returned {value!r}")
-            return value
-        call.__name__ = name
-        return call
-
-    @staticmethod
-    def _exec(source, namespace, label):
-        out = io.StringIO()
-        error = ""
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                exec(compile(source, f"<{label}>", "exec"), namespace)  # noqa: S102 (the instructor's test code)
-            except Exception as failure:  # noqa: BLE001 (a failing test is an outcome, not a crash)
-                error = f"{type(failure).__name__}: {failure}"
-        return out.getvalue(), error
+        report["problems"] += examiner.problems

@@ -115,7 +115,8 @@ def _run_cell(shell, source, timeout):
     return out.text() + err.text(), error
 
 
-def _answer(shell, request, timeout, switch):
+def answer(shell, request, timeout, switch):
+    """The reply to one request of the tests' side (autograder/examiner.py): a value, or a call of a function."""
     namespace = shell.user_ns
     name = request.get("name")
     if not isinstance(name, str) or name not in namespace:
@@ -181,7 +182,7 @@ def main():
     channel.send({"ready": True})
     while (request := channel.receive()) is not None:
         try:
-            reply = _answer(shell, request, timeout, switch)
+            reply = answer(shell, request, timeout, switch)
         except BaseException as failure:  # noqa: BLE001
             reply = {"error": _describe(failure)}
         try:

@@ -33,7 +33,8 @@ import traceback
 from pathlib import Path
 
 from . import wire
-from .course import NbgraderRun, child_setup, nbgrader_environment, stop_process
+from .course import NbgraderRun, nbgrader_environment
+from .processes import child_setup, stop_process
 
 
 class GradingWorker:

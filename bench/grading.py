@@ -15,7 +15,6 @@ stops, as grading does.
 """
 
 import copy
-import importlib.util
 import os
 import random
 import shutil
@@ -28,6 +27,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from autograder.assignment import Assignment
+
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = int(os.environ.get("RBD_BENCH_CLASS", "200"))
 
@@ -38,9 +39,7 @@ def _autograder(root, *args, env=None):
 
 
 def _class(released, source, folder, only_right=False):
-    spec = importlib.util.spec_from_file_location("mistakes", ROOT / "tests" / "mistakes" / "hw01.py")
-    mistakes = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mistakes)
+    mistakes = Assignment(ROOT / "exercises" / "hw01" / "hw01.ipynb").mistakes()
     answers = {c.metadata.nbgrader["grade_id"]: "\n".join(l for l in c.source.splitlines() if "SOLUTION" not in l)
                for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
     broken = [{}, {"answer-energy": "while True:\n    pass"}, {"answer-acceleration": "import os\nos._exit(1)"}, None]
@@ -51,7 +50,7 @@ def _class(released, source, folder, only_right=False):
             replace = dict(answers)
         elif kind == 1:
             replace = dict(answers)
-            for m in rng.sample(mistakes.MISTAKES, rng.choice([1, 2])):
+            for m in rng.sample(mistakes, rng.choice([1, 2])):
                 replace[m["cell"]] = m["source"]
         else:
             replace = broken[(k // 3) % len(broken)]

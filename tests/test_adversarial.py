@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import gradebook, sandbox
+from autograder import gradebook, sandbox, student_process
 from autograder.cli import main
 from autograder.course import Course
 from autograder.outcomes import FAILED, FLAGGED, GRADED, Outcomes
@@ -197,7 +197,7 @@ def test_a_walk_of_the_whole_filesystem_finds_only_the_allow_list(course, decoy,
     probes = [str(decoy), str(decoy / "exercises" / "hw01" / "hw01.ipynb"), str(course.root), str(REPO / "exercises"),
               str(REPO / ".git"), "/etc/passwd", "/srv", "/opt", "/home", "/work/shared",
               str(Path(sys.executable).parent)]
-    process = sandbox.StudentProcess([(0, WALK.format(allowed=allowed, probes=probes))], 300, str(course.root))
+    process = student_process.StudentProcess([(0, WALK.format(allowed=allowed, probes=probes))], 300, str(course.root))
     try:
         result = process.start()[0]
     finally:
@@ -215,9 +215,9 @@ def test_a_walk_of_the_whole_filesystem_finds_only_the_allow_list(course, decoy,
 CLONE_CHECK = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from autograder import sandbox
-process = sandbox.StudentProcess([(0, "import lib, autograder.wire; print(lib.__file__, autograder.wire.__file__)")],
-                                 120, sys.argv[1])
+from autograder import student_process
+process = student_process.StudentProcess([(0, "import lib, autograder.wire; print(lib.__file__, autograder.wire.__file__)")],
+                                         120, sys.argv[1])
 try:
     result = process.start()[0]
 finally:

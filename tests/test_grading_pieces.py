@@ -12,17 +12,28 @@ import nbformat
 import pytest
 from nbgrader.utils import is_grade, is_locked, is_solution
 
-from autograder import cells, grade, judge, leaks, limits
+from autograder import assignment, cells, examiner, grade, judge, leaks, limits, operators, probes, processes, syntax
 from autograder.course import Course
 
 REPO = Path(__file__).resolve().parent.parent
 needs_hw01 = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
 
 
-@pytest.mark.parametrize("module", [cells, leaks, limits], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [cells, leaks, limits, examiner, processes, assignment, syntax, probes, operators],
+                         ids=lambda m: m.__name__)
 def test_the_examples_in_the_docstrings_run(module):
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted > 0, result
+
+
+def test_every_mutation_operator_has_an_example_that_runs():
+    """Each of the 21 operators of the mutation check shows, in its docstring, what it makes of a line."""
+    assert len(operators.OPERATORS) == 21
+    for name, op in operators.OPERATORS.items():
+        examples = doctest.DocTestFinder().find(op.function, name, globs=vars(operators))
+        assert examples and examples[0].examples, f"{name} has no example"
+        assert f'"{name}"' in op.function.__doc__, f"the example of {name} runs another operator"
+        assert doctest.DocTestRunner().run(examples[0]).failed == 0, name
 
 
 @needs_hw01

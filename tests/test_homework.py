@@ -9,7 +9,7 @@ run together, beside the other assignments' (tests/conftest.py). The batch:
 
 * ``reference``: the source's solutions; full marks on every autograded part;
 * ``blank``: the released notebook as is; zero everywhere;
-* one submission per entry of tests/mistakes/<assignment>.py: the reference
+* one submission per entry of exercises/<assignment>/mistakes.toml: the reference
   with that one answer replaced; it loses exactly that part's points;
 * ``broken`` (not JSON) and ``empty`` (empty file): "could not be graded",
   never a 0, and the rest of the batch is still graded;
@@ -29,7 +29,6 @@ import copy
 import csv
 import functools
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -42,6 +41,7 @@ import nbformat
 import pytest
 
 from autograder import gradebook, leaks, mutants, submissions
+from autograder.assignment import Assignment
 from autograder.cli import main
 from autograder.course import Course
 from autograder.export import COLUMNS
@@ -78,14 +78,7 @@ class Source:
                         for name, cell in nbgrader_cells(self.nb, solution=True).items()}
         self.code_answers = [name for name, cell in nbgrader_cells(self.nb, solution=True, grade=False).items()
                              if cell.cell_type == "code"]
-        mistakes = REPO / "tests" / "mistakes" / f"{assignment}.py"
-        self.mistakes = []
-        if mistakes.is_file():
-            spec = importlib.util.spec_from_file_location(f"{assignment}_mistakes", mistakes)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            self.mistakes = module.MISTAKES
-
+        self.mistakes = Assignment(self.path).mistakes()   # exercises/<assignment>/mistakes.toml
 
 SOURCES = {a: Source(a) for a in ASSIGNMENTS}
 needs_hw01 = pytest.mark.skipif("hw01" not in ASSIGNMENTS, reason="RBD_ASSIGNMENTS leaves hw01 out")
@@ -288,7 +281,7 @@ def test_release_check_catches_a_leak(course, assignment, tmp_path):
 def test_every_autograded_part_has_a_typical_mistake(assignment):
     source = SOURCES[assignment]
     covered = {m["fails"] for m in source.mistakes}
-    assert covered >= set(source.tests), (f"tests/mistakes/{assignment}.py has no mistake for "
+    assert covered >= set(source.tests), (f"exercises/{assignment}/mistakes.toml has no mistake for "
                                           f"{sorted(set(source.tests) - covered)}")
     for mistake in source.mistakes:
         assert mistake["cell"] in source.answers and mistake["fails"] in source.tests, mistake["name"]

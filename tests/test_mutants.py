@@ -6,10 +6,9 @@ classified (caught by the visible tests, caught only when graded, declared
 equivalent, surviving), what a stale declaration looks like, and that a
 mutant which hangs or kills its process is counted as caught. The slow ones
 run the check over every assignment, as CI does, and each typical mistake of
-tests/mistakes/ through the same runner.
+exercises/<assignment>/mistakes.toml through the same runner.
 """
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -20,6 +19,9 @@ import nbformat
 import pytest
 
 from autograder import mutants
+from autograder.assignment import DECLARATIONS, Assignment
+from autograder.course import CourseError
+from autograder.operators import OPERATORS
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())
@@ -98,9 +100,9 @@ def test_mutants_of_a_small_homework(toy, toy_result):
     assert not found["answer-f:4:9:transpose"]["verdict"]["failed"]
     # v is a vector: v.T is v, and v^T v = v v^T as numpy reads them, so no mutant is made there
     assert not [i for i in found if i.startswith("answer-f:5:") and ("transpose" in i or "swap-product" in i)]
-    assert {m["operator"] for m in result["mutants"]} <= set(mutants.OPERATORS)
+    assert {m["operator"] for m in result["mutants"]} <= set(OPERATORS)
 
-    summary = mutants.summarize(mutants.Homework(toy), result)
+    summary = mutants.summarize(Assignment(toy), result)
     assert not summary.ok
     assert {m["id"] for m in summary.survivors} == {"answer-f:4:9:swap-product", "answer-f:4:9:transpose"}
     row = summary.rows["answer-f"]
@@ -114,20 +116,20 @@ def test_mutants_of_a_small_homework(toy, toy_result):
 
 def test_declared_equivalents_and_stale_declarations(toy, toy_result):
     result = toy_result
-    declarations = toy.parent / mutants.DECLARATIONS
+    declarations = toy.parent / DECLARATIONS
     declarations.write_text('[equivalent]\n"answer-f:4:9:swap-product" = "M is symmetric"\n'
                             '"answer-f:4:9:transpose" = "M is symmetric"\n')
-    summary = mutants.summarize(mutants.Homework(toy), result)
+    summary = mutants.summarize(Assignment(toy), result)
     assert summary.ok and summary.rows["answer-f"]["equivalent"] == 2
     declarations.write_text(declarations.read_text() + '"answer-f:9:9:sign" = "gone"\n'
                             '"answer-f:4:9:negate" = "not really"\n')
-    summary = mutants.summarize(mutants.Homework(toy), result)
+    summary = mutants.summarize(Assignment(toy), result)
     assert not summary.ok
     assert dict(summary.stale) == {"answer-f:9:9:sign": "no such mutant (the solution changed?)",
                                    "answer-f:4:9:negate": "the tests catch it now"}
     declarations.write_text('[equivalent]\n"answer-f:4:9:transpose" = ""\n')
-    with pytest.raises(mutants.CourseError, match="one-line reason"):
-        mutants.Homework(toy).declared()
+    with pytest.raises(CourseError, match="one-line reason"):
+        Assignment(toy).declared()
 
 
 def test_hanging_and_dying_mutants_are_caught(toy):
@@ -139,7 +141,7 @@ def test_hanging_and_dying_mutants_are_caught(toy):
     assert "ran past" in found["loops-in-cell"]["verdict"]["errors"]["answer-f"]
     assert found["loops-in-cell"]["verdict"]["failed"]["test-f"][0] == "visible"
     assert found["exits"]["verdict"]["outcome"] == "died"
-    summary = mutants.summarize(mutants.Homework(toy), {"assignment": "toy", "seconds": 0,
+    summary = mutants.summarize(Assignment(toy), {"assignment": "toy", "seconds": 0,
                                                         "mutants": list(found.values())})
     assert summary.rows["answer-f"]["graded"] == 3
 
@@ -148,22 +150,35 @@ def test_a_reference_that_fails_its_tests_is_reported(toy):
     nb = nbformat.read(str(toy), as_version=4)
     nb.cells[1].source = nb.cells[1].source.replace("2.0 * s", "3.0 * s")
     nbformat.write(nb, str(toy))
-    with pytest.raises(mutants.CourseError, match="(?s)does not pass its own tests.*test-f"):
+    with pytest.raises(CourseError, match="(?s)does not pass its own tests.*test-f"):
         mutants.run(toy, jobs=1)
 
 
 def test_sample_puts_a_declared_equivalent_first(toy):
-    (toy.parent / mutants.DECLARATIONS).write_text('[equivalent]\n"answer-f:4:9:transpose" = "M is symmetric"\n')
+    (toy.parent / DECLARATIONS).write_text('[equivalent]\n"answer-f:4:9:transpose" = "M is symmetric"\n')
     ids = mutants.sample(toy, 3)
     assert ids[0] == "answer-f:4:9:transpose" and len(set(ids)) == 3
 
 
+def test_typical_mistakes_are_read_from_the_folder_and_checked(toy):
+    mistakes = toy.parent / "mistakes.toml"
+    mistakes.write_text("[[mistake]]\nname = 'no-s-term'\ncell = 'answer-f'\nfails = 'test-f'\n"
+                        "what = 'the s term left out'\nvisible = false\nsource = \'\'\'\ndef f(M, v, s):\n"
+                        "    return M @ v\n\'\'\'\n")
+    assert Assignment(toy).mistakes() == [{"name": "no-s-term", "cell": "answer-f", "fails": "test-f",
+                                           "what": "the s term left out", "visible": False,
+                                           "source": "def f(M, v, s):\n    return M @ v\n"}]
+    mistakes.write_text(mistakes.read_text().replace("fails = 'test-f'", "fails = 'test-g'"))
+    with pytest.raises(CourseError, match="'test-g' no test cell of toy.ipynb"):
+        Assignment(toy).mistakes()
+    mistakes.write_text(mistakes.read_text().replace("visible = false", "visible = 'no'"))
+    with pytest.raises(CourseError, match=r"mistake 1 \(no-s-term\).*mistyped \['visible'\]"):
+        Assignment(toy).mistakes()
+
+
 # --- every assignment ------------------------------------------------------------------
 def load_mistakes(assignment):
-    spec = importlib.util.spec_from_file_location(f"{assignment}_mistakes", REPO / "tests" / "mistakes" / f"{assignment}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.MISTAKES
+    return Assignment(REPO / "exercises" / assignment / f"{assignment}.ipynb").mistakes()
 
 
 def test_the_check_covers_every_homework():
@@ -171,12 +186,12 @@ def test_the_check_covers_every_homework():
     everything = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())
     assert [f"hw{k:02d}" for k in range(1, 14)] == everything[:13], everything
     for assignment in everything:
-        homework = mutants.Homework(REPO / "exercises" / assignment / f"{assignment}.ipynb")
-        assert load_mistakes(assignment), f"{assignment}: no typical mistake in tests/mistakes/{assignment}.py"
-        assert homework.declarations_path().is_file(), f"{assignment}: no {mutants.DECLARATIONS}"
+        homework = Assignment(REPO / "exercises" / assignment / f"{assignment}.ipynb")
+        assert load_mistakes(assignment), f"{assignment}: no typical mistake in exercises/{assignment}/mistakes.toml"
+        assert homework.declarations_path().is_file(), f"{assignment}: no {DECLARATIONS}"
         for ident, why in homework.declared().items():
             assert ident.split(":")[0] in homework.parts, f"{assignment}: {ident} names no answer cell"
-            assert ident.split(":")[3].split("#")[0] in mutants.OPERATORS, f"{assignment}: {ident} names no operator"
+            assert ident.split(":")[3].split("#")[0] in OPERATORS, f"{assignment}: {ident} names no operator"
 
 
 @pytest.mark.slow

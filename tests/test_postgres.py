@@ -30,6 +30,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.assignment import Assignment
 from autograder.cli import main
 from autograder.course import Course
 from autograder.outcomes import FAILED, GRADED, Outcomes
@@ -154,10 +155,7 @@ def autograded_tests(source):
 
 
 def first_mistake():
-    spec = importlib.util.spec_from_file_location("hw01_mistakes", REPO / "tests" / "mistakes" / "hw01.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.MISTAKES[0]
+    return Assignment(REPO / "exercises" / "hw01" / "hw01.ipynb").mistakes()[0]
 
 
 def with_answers(released, replace):

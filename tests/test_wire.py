@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from autograder import limits, sandbox, wire
+from autograder import limits, student_process, wire
 
 
 def through_the_wire(value, symbols=None):
@@ -229,13 +229,13 @@ def test_a_value_nested_too_deeply_is_refused_both_ways():
 
 def test_a_garbled_reply_from_the_students_process_is_its_death_not_the_graders():
     """What the judge reads from the sandbox: a garbled line ends that student's process with a sentence."""
-    process = object.__new__(sandbox.StudentProcess)   # only the reading end: no sandbox is started
+    process = object.__new__(student_process.StudentProcess)   # only the reading end: no sandbox is started
     read, write = os.pipe()
     try:
         process.reader, process.buffer = read, b""
         os.write(write, wire.pack({"cell": 1}) + b'{"done": 1, "stdout": [unclosed\n')
         assert process._receive(5) == {"cell": 1}
-        with pytest.raises(sandbox.StudentDied, match="sent something the grader cannot read: the message is"):
+        with pytest.raises(student_process.StudentDied, match="sent something the grader cannot read: the message is"):
             process._receive(5)
     finally:
         os.close(read)
