@@ -36,7 +36,7 @@ def run():
          "note": f"|θ̇0 − closed form| = {err_shoot:.1e}"},
         {"benchmark": "rimless wheel collocation, infeasible (h_max too small)", "unit": "s",
          "value": median_time(lambda: rimless_wheel_collocation(wheel, N=20, h_min=0.005, h_max=0.02, maxiter=30),
-                              repeat=3), "note": "reported as infeasible after maxiter = 30"},
+                              repeat=3), "note": "reported at its iteration limit, maxiter = 30"},
         {"benchmark": "hopper apex-to-apex collocation, 3 phases", "unit": "s",
          "value": median_time(hopper_collocation, repeat=3), "note": ""},
     ]

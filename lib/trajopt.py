@@ -132,16 +132,18 @@ class Phase:
 class CollocationResult:
     """The outcome of a collocation problem.
 
-    success: the constraints hold to ``feas_tol`` (status "solved"); otherwise
-    status is "infeasible" and ``message`` gives the solver's own status and
-    message. t, x: per phase, the break-point times (absolute, s) and states
+    success: the constraints hold to ``feas_tol`` (status "solved"). Otherwise
+    status says how the solver stopped: "iteration limit" (it ran out of
+    iterations), "infeasible" (it found its constraints incompatible, SLSQP's
+    status 4) or "failed" (any other stop); a local solver cannot prove that
+    no solution exists. ``message`` gives the solver's own status and message. t, x: per phase, the break-point times (absolute, s) and states
     (N+1, nx); h: the time step of every phase; violations: the largest
     violation of each family of constraints ("dynamics", "guard", "reset",
     "periodicity", "boundary", "inside", "h"); cost: the objective value.
 
     >>> res = rimless_wheel_collocation(N=10)
     >>> res.success, res.status, len(res.x), res.x[0].shape
-    (False, 'infeasible', 1, (11, 2))
+    (False, 'iteration limit', 1, (11, 2))
     """
 
     success: bool
@@ -253,7 +255,8 @@ def hybrid_collocation(phases, x_guess, h_guess, periodic=True, boundary=None, c
     ``x_guess``: one (N_p+1, nx_p) array per phase; ``h_guess``: one step per
     phase. The solver starts from this fixed guess, so runs are repeatable.
     Returns a :class:`CollocationResult`; a problem the solver cannot make
-    feasible comes back with ``success=False`` and status "infeasible".
+    feasible comes back with ``success=False`` and the status of the solver's
+    stop ("iteration limit", "infeasible" or "failed").
 
     >>> fall = Phase("fall", lambda X: np.column_stack([X[:, 1], -9.81 + 0 * X[:, 0]]), N=10,
     ...              h_min=0.01, h_max=0.2, guard=lambda x: x[0])
@@ -363,7 +366,14 @@ def hybrid_collocation(phases, x_guess, h_guess, periodic=True, boundary=None, c
     if not np.isfinite(worst):
         worst = np.inf
     success = bool(worst <= feas_tol)
-    status = "solved" if success else "infeasible"
+    if success:
+        status = "solved"
+    elif int(getattr(sol, "nit", 0)) >= maxiter:
+        status = "iteration limit"
+    elif method == "SLSQP" and sol.status == 4:               # "Inequality constraints incompatible"
+        status = "infeasible"
+    else:
+        status = "failed"
     message = (f"{method}: {sol.message} (solver status {sol.status}); largest constraint violation "
                f"{worst:.3g} ({max(violations, key=violations.get)})")
     ts, start = [], 0.0

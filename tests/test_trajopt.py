@@ -120,11 +120,14 @@ def test_hub_inertia_enters_through_the_impact_factor():
     assert res.x[0][0, 1] == pytest.approx(wheel.impact_factor * res.x[0][-1, 1], abs=1e-8)
 
 
-def test_too_short_a_time_step_is_reported_infeasible():
-    """h ≤ 0.02 with N = 20 allows at most 0.4 s per step; the cycle needs about 1.03 s."""
+def test_too_short_a_time_step_is_reported_with_the_solvers_stop():
+    """h ≤ 0.02 with N = 20 allows at most 0.4 s per step; the cycle needs about 1.03 s.
+
+    SLSQP runs out of iterations: the result says so, not "infeasible", which a
+    local solver cannot know."""
     res = rimless_wheel_collocation(WHEEL, N=20, h_min=0.005, h_max=0.02, maxiter=25)
-    assert not res.success and res.status == "infeasible"
-    assert "solver status" in res.message and res.max_violation > 1e-3
+    assert not res.success and res.status == "iteration limit" and res.nit == 25
+    assert f"solver status {res.solver_status}" in res.message and res.max_violation > 1e-3
 
 
 def test_a_ramp_too_shallow_to_roll_is_reported_infeasible():
@@ -132,7 +135,25 @@ def test_a_ramp_too_shallow_to_roll_is_reported_infeasible():
     with pytest.raises(ValueError):
         wheel.rolling_fixed_point()
     res = rimless_wheel_collocation(wheel, N=20, maxiter=25)
-    assert res.status == "infeasible"
+    assert not res.success and res.status == "iteration limit"
+
+
+def test_a_failure_is_labelled_by_how_the_solver_stopped(monkeypatch):
+    """Only the solver's own "constraints incompatible" is called infeasible; any other stop is "failed"."""
+    from scipy.optimize import OptimizeResult
+    import lib.trajopt as to
+
+    def stop(status, message):
+        def fake_minimize(fun, z0, **kwargs):
+            return OptimizeResult(x=np.asarray(z0, dtype=float), status=status, message=message, nit=3)
+        return fake_minimize
+
+    for status, message, label in [(4, "Inequality constraints incompatible", "infeasible"),
+                                   (8, "Positive directional derivative for linesearch", "failed")]:
+        monkeypatch.setattr(to, "minimize", stop(status, message))
+        res = rimless_wheel_collocation(WHEEL, N=10, maxiter=25)
+        assert not res.success and res.status == label and res.solver_status == status
+        assert message in res.message
 
 
 # --- a second system: the hopper, two modes ----------------------------------------------
