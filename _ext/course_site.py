@@ -7,10 +7,11 @@
 - The theme reads the colour mode from localStorage and falls back to an
   empty string on a first visit, which it then reports as an error; the
   fallback is set to "light".
-- The homework page links ``course-kit.zip``: the package ``lib``, the
-  pinned ``requirements.txt`` and a README with the set-up, written beside
-  the pages at the end of every HTML build, so that a student who has only
-  the website can run a homework notebook.
+- The homework page links ``course-kit.zip``: the package ``lib`` with the
+  kit's own pinned requirements and a README with the set-up
+  (``_ext/course_kit.py``), written beside the pages at the end of every
+  HTML build, so that a student who has only the website can run a
+  homework notebook.
 - The bibliography lists its entries under the labels the text cites them
   by, "[Tedrake, 2022]", not under pybtex's "[Ted22]": a label style of
   ours, registered as the pybtex style "authoryear".
@@ -36,35 +37,15 @@ def _one_search_box(app, config):
     config.html_theme_options = options
 
 
-KIT_README = """The course kit: what a homework notebook needs to run.
-
-Set up once (Python 3.11):
-
-    python3.11 -m venv .venv && .venv/bin/pip install -r requirements.txt
-
-Then put a homework notebook (hwNN.ipynb, from the website's Homework page)
-in this folder and open it:
-
-    .venv/bin/jupyter lab hw01.ipynb
-
-Run the first cell (it imports lib), write your answers in the cells marked
-YOUR CODE HERE / YOUR ANSWER HERE, and run the test cell under each part.
-"""
-
-
 def _course_kit(app, exception):
-    """Write course-kit.zip (lib/, requirements.txt, README.txt) beside the built pages."""
+    """Write course-kit.zip (lib/ and the files of kit/; _ext/course_kit.py) beside the built pages."""
     if exception is not None or app.builder.format != "html":
         return
-    import zipfile
     from pathlib import Path
 
-    root = Path(app.srcdir)
-    with zipfile.ZipFile(Path(app.outdir) / "course-kit.zip", "w", zipfile.ZIP_DEFLATED) as kit:
-        for path in sorted((root / "lib").rglob("*.py")):
-            kit.write(path, f"course-kit/{path.relative_to(root).as_posix()}")
-        kit.write(root / "requirements.txt", "course-kit/requirements.txt")
-        kit.writestr("course-kit/README.txt", KIT_README)
+    from course_kit import write_kit
+
+    write_kit(app.srcdir, Path(app.outdir) / "course-kit.zip")
 
 
 def _author_year_style():
