@@ -17,6 +17,10 @@
   ours, registered as the pybtex style "authoryear".
 - The theme shows a second search field in a bar above the page, beside the
   one in the sidebar: the bar's persistent search is switched off.
+- Where the course is published is one setting, ``repository.url`` in
+  ``_config.yml``. Set, the pages get a repository button and the launch
+  buttons of ``launch_buttons``; empty, neither, and no page links a
+  repository. The chapter's ``.ipynb`` stays in the download menu either way.
 """
 
 def _drop_thebe(app, pagename, templatename, context, doctree):
@@ -31,10 +35,47 @@ def _drop_thebe(app, pagename, templatename, context, doctree):
         context["default_mode"] = "light"
 
 
-def _one_search_box(app, config):
+# Jupyter Book's own repository, which it fills in when _config.yml names none.
+JUPYTER_BOOK_DEFAULT = "https://github.com/executablebooks/jupyter-book"
+LAUNCH_PROVIDERS = ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url", "jupyterlite_url")
+
+
+def _theme_options(app, config):
+    """One search box; repository and launch buttons only when _config.yml's repository.url is set."""
     options = dict(config.html_theme_options or {})
     options.setdefault("navbar_persistent", [])
+    url = (options.get("repository_url") or "").strip()
+    if url.rstrip("/") == JUPYTER_BOOK_DEFAULT:
+        url = ""
+    options["repository_url"] = url
+    options["use_repository_button"] = bool(url)
+    if not url:
+        launch = dict(options.get("launch_buttons") or {})
+        launch.update({key: "" for key in LAUNCH_PROVIDERS})
+        options["launch_buttons"] = launch
     config.html_theme_options = options
+
+
+def _notebook_download(app, pagename, templatename, context, doctree):
+    """Offer the executed chapter as .ipynb in the download menu, launch buttons or not.
+
+    sphinx-book-theme copies the notebook for its download button only when a
+    launch button is configured, which without a repository there is not.
+    """
+    from pathlib import Path
+    from shutil import copy2
+
+    if not context.get("sourcename", "").endswith((".md", ".md.txt")):
+        return
+    if "kernelspec" not in app.env.metadata.get(pagename, {}):
+        return
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if not executed.is_file():
+        return
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    copy2(executed, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
 
 
 def _course_kit(app, exception):
@@ -73,6 +114,7 @@ def setup(app):
 
     register_plugin("pybtex.style.formatting", "authoryear", _author_year_style(), force=True)
     app.connect("build-finished", _course_kit)
-    app.connect("config-inited", _one_search_box)
+    app.connect("config-inited", _theme_options)
+    app.connect("html-page-context", _notebook_download, priority=500)
     app.connect("html-page-context", _drop_thebe, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
