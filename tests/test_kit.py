@@ -310,7 +310,9 @@ def run_in_kit(kit, venv, notebook, name):
     nbformat.write(nb, path)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("JUPYTER", "PYTHON", "VIRTUAL_ENV", "IPYTHON"))}
-    env.update(PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}", HOME=str(kit.parent / "home"))
+    home = kit.parent / "home"  # a student's empty home: no config of this machine's user
+    home.mkdir(exist_ok=True)
+    env.update(PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}", HOME=str(home), USERPROFILE=str(home))
     done = subprocess.run([str(bindir / "jupyter"), "nbconvert", "--to", "notebook", "--execute", "--allow-errors",
                            "--ExecutePreprocessor.timeout=300", "--output", f"{name}.out.ipynb", path.name],
                           cwd=kit, env=env, capture_output=True, text=True, timeout=900)
