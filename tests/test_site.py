@@ -266,7 +266,8 @@ def test_no_repository_buttons_unless_one_is_set():
     chapter = (SITE / "chapters" / "01_lagrangian.html").read_text()
     for page in SITE.rglob("*.html"):
         text = page.read_text(errors="ignore")
-        assert "binder" not in text.lower(), f"{page.relative_to(SITE)} has a Binder button"
+        assert "mybinder" not in text and "Launch interactive content" not in text, \
+            f"{page.relative_to(SITE)} has a Binder (launch) button"
         assert "repository-button" not in text, f"{page.relative_to(SITE)} has a repository button"
     assert "_sources/chapters/01_lagrangian.ipynb" in chapter, "chapter 1 lost its .ipynb download"
     assert (SITE / "_sources" / "chapters" / "01_lagrangian.ipynb").is_file()
