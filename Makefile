@@ -74,7 +74,7 @@ test: book pdf $(NBVAL_DIR)
 # book` reuses them).
 check: setup
 	status=0; \
-	$(PYTEST) $(XDIST) -q -m "not grading and not slow" --ignore=tests/test_site.py --doctest-modules lib tests || status=1; \
+	$(PYTEST) $(XDIST) -q -m "not grading and not slow and not network" --ignore=tests/test_site.py --doctest-modules lib tests || status=1; \
 	$(BIN)/python _ext/chapter_cache.py --changed $(CHAPTERS) || status=1; \
 	exit $$status
 

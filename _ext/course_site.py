@@ -7,15 +7,20 @@
 - The theme reads the colour mode from localStorage and falls back to an
   empty string on a first visit, which it then reports as an error; the
   fallback is set to "light".
-- The homework page links ``course-kit.zip``: the package ``lib``, the
-  pinned ``requirements.txt`` and a README with the set-up, written beside
-  the pages at the end of every HTML build, so that a student who has only
-  the website can run a homework notebook.
+- The homework page links ``course-kit.zip``: the package ``lib`` with the
+  kit's own pinned requirements and a README with the set-up
+  (``_ext/course_kit.py``), written beside the pages at the end of every
+  HTML build, so that a student who has only the website can run a
+  homework notebook.
 - The bibliography lists its entries under the labels the text cites them
   by, "[Tedrake, 2022]", not under pybtex's "[Ted22]": a label style of
   ours, registered as the pybtex style "authoryear".
 - The theme shows a second search field in a bar above the page, beside the
   one in the sidebar: the bar's persistent search is switched off.
+- Where the course is published is one setting, ``repository.url`` in
+  ``_config.yml``. Set, the pages get a repository button and the launch
+  buttons of ``launch_buttons``; empty, neither, and no page links a
+  repository. The chapter's ``.ipynb`` stays in the download menu either way.
 """
 
 def _drop_thebe(app, pagename, templatename, context, doctree):
@@ -30,41 +35,58 @@ def _drop_thebe(app, pagename, templatename, context, doctree):
         context["default_mode"] = "light"
 
 
-def _one_search_box(app, config):
+# Jupyter Book's own repository, which it fills in when _config.yml names none.
+JUPYTER_BOOK_DEFAULT = "https://github.com/executablebooks/jupyter-book"
+LAUNCH_PROVIDERS = ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url", "jupyterlite_url")
+
+
+def _theme_options(app, config):
+    """One search box; repository and launch buttons only when _config.yml's repository.url is set."""
     options = dict(config.html_theme_options or {})
     options.setdefault("navbar_persistent", [])
+    url = (options.get("repository_url") or "").strip()
+    if url.rstrip("/") == JUPYTER_BOOK_DEFAULT:
+        url = ""
+    options["repository_url"] = url
+    options["use_repository_button"] = bool(url)
+    if not url:
+        launch = dict(options.get("launch_buttons") or {})
+        launch.update({key: "" for key in LAUNCH_PROVIDERS})
+        options["launch_buttons"] = launch
     config.html_theme_options = options
 
 
-KIT_README = """The course kit: what a homework notebook needs to run.
+def _notebook_download(app, pagename, templatename, context, doctree):
+    """Offer the executed chapter as .ipynb in the download menu, launch buttons or not.
 
-Set up once (Python 3.11):
+    sphinx-book-theme copies the notebook for its download button only when a
+    launch button is configured, which without a repository there is not.
+    """
+    from pathlib import Path
+    from shutil import copy2
 
-    python3.11 -m venv .venv && .venv/bin/pip install -r requirements.txt
-
-Then put a homework notebook (hwNN.ipynb, from the website's Homework page)
-in this folder and open it:
-
-    .venv/bin/jupyter lab hw01.ipynb
-
-Run the first cell (it imports lib), write your answers in the cells marked
-YOUR CODE HERE / YOUR ANSWER HERE, and run the test cell under each part.
-"""
+    if not context.get("sourcename", "").endswith((".md", ".md.txt")):
+        return
+    if "kernelspec" not in app.env.metadata.get(pagename, {}):
+        return
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if not executed.is_file():
+        return
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    copy2(executed, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
 
 
 def _course_kit(app, exception):
-    """Write course-kit.zip (lib/, requirements.txt, README.txt) beside the built pages."""
+    """Write course-kit.zip (lib/ and the files of kit/; _ext/course_kit.py) beside the built pages."""
     if exception is not None or app.builder.format != "html":
         return
-    import zipfile
     from pathlib import Path
 
-    root = Path(app.srcdir)
-    with zipfile.ZipFile(Path(app.outdir) / "course-kit.zip", "w", zipfile.ZIP_DEFLATED) as kit:
-        for path in sorted((root / "lib").rglob("*.py")):
-            kit.write(path, f"course-kit/{path.relative_to(root).as_posix()}")
-        kit.write(root / "requirements.txt", "course-kit/requirements.txt")
-        kit.writestr("course-kit/README.txt", KIT_README)
+    from course_kit import write_kit
+
+    write_kit(app.srcdir, Path(app.outdir) / "course-kit.zip")
 
 
 def _author_year_style():
@@ -92,6 +114,7 @@ def setup(app):
 
     register_plugin("pybtex.style.formatting", "authoryear", _author_year_style(), force=True)
     app.connect("build-finished", _course_kit)
-    app.connect("config-inited", _one_search_box)
+    app.connect("config-inited", _theme_options)
+    app.connect("html-page-context", _notebook_download, priority=500)
     app.connect("html-page-context", _drop_thebe, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

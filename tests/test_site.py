@@ -207,7 +207,7 @@ def test_site_contains_no_solution_or_hidden_test():
 
 
 def test_course_kit_holds_what_a_homework_needs():
-    """course-kit.zip (linked from the Homework page): every lib module, the pinned requirements, a README."""
+    """course-kit.zip (linked from the Homework page): every lib module, the kit's own pins, a README for every system."""
     import zipfile
 
     require_site()
@@ -215,11 +215,62 @@ def test_course_kit_holds_what_a_homework_needs():
     assert kit.is_file(), "course-kit.zip is missing beside the pages (written by _ext/course_site.py)"
     with zipfile.ZipFile(kit) as z:
         names = set(z.namelist())
-        assert z.read("course-kit/requirements.txt") == (ROOT / "requirements.txt").read_bytes()
-        assert b"pip install -r requirements.txt" in z.read("course-kit/README.txt")
+        assert z.read("course-kit/requirements.txt") == (ROOT / "kit" / "requirements.txt").read_bytes()
+        readme = z.read("course-kit/README.txt")
+        assert b".venv/bin/python -m pip install ." in readme and b".venv\\Scripts\\python -m pip install ." in readme
     modules = {f"course-kit/{p.relative_to(ROOT).as_posix()}" for p in (ROOT / "lib").rglob("*.py")}
     assert modules <= names, f"lib modules missing from the kit: {sorted(modules - names)}"
     assert not [n for n in names if "exercises" in n or "autograder" in n], "the kit must hold no grading material"
+
+
+LINK = re.compile(r"""\b(?:href|src|action|data-url)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
+
+
+def allowed_hosts():
+    """tests/allowed_hosts.txt, and the host of _config.yml's repository.url when an instructor has set it."""
+    import yaml
+
+    hosts = {line.strip() for line in (ROOT / "tests" / "allowed_hosts.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")}
+    repository = (yaml.safe_load((ROOT / "_config.yml").read_text()).get("repository") or {}).get("url") or ""
+    if repository:
+        hosts.add(urlparse(repository).hostname)
+    return hosts
+
+
+def test_site_links_only_hosts_it_can_vouch_for():
+    """Every absolute address in a built page's href or src is on a host of tests/allowed_hosts.txt."""
+    require_site()
+    allowed, strays = allowed_hosts(), set()
+    pages = [p for p in SITE.rglob("*.html") if "mathjax" not in p.parts]
+    for page in pages:
+        for url in LINK.findall(page.read_text(errors="ignore")):
+            url = html.unescape(url).strip()
+            if url.startswith("//"):
+                url = "https:" + url
+            parsed = urlparse(url)
+            if parsed.scheme in ("http", "https") and parsed.hostname not in allowed:
+                strays.add(f"{page.relative_to(SITE)}: {url}")
+    assert len(pages) > 10, f"only {len(pages)} pages found"
+    assert not strays, ("links to hosts the project cannot vouch for (add a real one to tests/allowed_hosts.txt):\n"
+                        + "\n".join(sorted(strays)[:30]))
+
+
+def test_no_repository_buttons_unless_one_is_set():
+    """With _config.yml's repository.url empty, no page has a repository or Binder button; chapters keep the .ipynb."""
+    import yaml
+
+    require_site()
+    if (yaml.safe_load((ROOT / "_config.yml").read_text()).get("repository") or {}).get("url"):
+        pytest.skip("an instructor has set repository.url: the buttons are wanted")
+    chapter = (SITE / "chapters" / "01_lagrangian.html").read_text()
+    for page in SITE.rglob("*.html"):
+        text = page.read_text(errors="ignore")
+        assert "mybinder" not in text and "Launch interactive content" not in text, \
+            f"{page.relative_to(SITE)} has a Binder (launch) button"
+        assert "repository-button" not in text, f"{page.relative_to(SITE)} has a repository button"
+    assert "_sources/chapters/01_lagrangian.ipynb" in chapter, "chapter 1 lost its .ipynb download"
+    assert (SITE / "_sources" / "chapters" / "01_lagrangian.ipynb").is_file()
 
 
 @pytest.mark.site
