@@ -59,7 +59,7 @@ from nbgrader.utils import is_grade, is_solution
 from . import gradebook, sandbox, submissions
 from .cells import grade_id, grade_ids, read_notebook, restored
 from .course import CourseError
-from .outcomes import FAILED, FLAGGED, GRADED, SCORED, Outcomes, failed, now
+from .outcomes import FAILED, FLAGGED, SCORED, Outcomes, failed, restated, scored
 from .worker import GradingWorker
 
 
@@ -244,7 +244,7 @@ def unchanged(work, previous, sha256):
             and all(work.autograded(name).is_file() for name in work.names)):
         return None
     scores = gradebook.scores(work.course, work.assignment, work.student)
-    return None if scores is None else dict(previous, **scores)
+    return None if scores is None else restated(previous, scores)
 
 
 def answers(path):
@@ -380,8 +380,7 @@ def verdict(work, ran, notes, limits, **source):
     if scores["seconds_late"] > 0:
         notes.append(f"handed in {late_by(scores['seconds_late'])} after the due date"
                      + (f"; late penalty {scores['late_penalty']:g}" if scores["late_penalty"] else ""))
-    return dict(assignment=work.assignment, student=work.student, status=FLAGGED if flags else GRADED, reason="",
-                notes=notes + flags, graded_at=now(), log=log, **scores, **source)
+    return scored(work.assignment, work.student, scores, notes, flags, log, **source)
 
 
 def late_by(seconds):

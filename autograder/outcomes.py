@@ -74,10 +74,43 @@ class Outcomes:
         os.replace(tmp, self.path)
 
 
-def failed(assignment, student, reason, **extra):
+# What an outcome holds: a plain dict (it is stored as JSON), made only by the three functions below.
+#   assignment, student   who and what
+#   status                GRADED, FLAGGED or FAILED; reason: why FAILED ("" otherwise)
+#   notes                 sentences for the instructor (edited cells, limits, lateness, evidence)
+#   score, max_score      from the gradebook, None when FAILED (never a 0 that was not earned)
+#   needs_manual_grade, parts, timestamp, seconds_late, late_penalty    the gradebook's (gradebook.scores)
+#   graded_at, log        when, and nbgrader's output
+#   source, sha256, name, marked_late   the hand-in: its label, fingerprint, name as handed in, Canvas's _LATE_
+HAND_IN = ("source", "sha256", "name", "marked_late")
+
+
+def failed(assignment, student, reason, log=None, **hand_in):
     """The outcome of a submission that could not be graded."""
-    return dict(assignment=assignment, student=student, status=FAILED, reason=reason, notes=[],
-                score=None, max_score=None, graded_at=now(), **extra)
+    return _outcome(assignment, student, FAILED, reason, [], dict(score=None, max_score=None), log, hand_in)
+
+
+def scored(assignment, student, scores, notes, evidence, log, **hand_in):
+    """The outcome of a graded submission: the gradebook's ``scores``, flagged for review when there is
+    ``evidence`` of an attempt on the grader."""
+    return _outcome(assignment, student, FLAGGED if evidence else GRADED, "", list(notes) + list(evidence),
+                    scores, log, hand_in)
+
+
+def restated(previous, scores):
+    """An earlier outcome that stands (the same hand-in), with the gradebook's scores as they are now."""
+    return {**previous, **scores}
+
+
+def _outcome(assignment, student, status, reason, notes, scores, log, hand_in):
+    unknown = set(hand_in) - set(HAND_IN)
+    if unknown:
+        raise TypeError(f"not a detail of a hand-in: {', '.join(sorted(unknown))}")
+    outcome = dict(assignment=assignment, student=student, status=status, reason=reason, notes=notes,
+                   graded_at=now(), **scores, **hand_in)
+    if log is not None:
+        outcome["log"] = log
+    return outcome
 
 
 def forget(course, assignment, student):
