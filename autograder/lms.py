@@ -167,6 +167,6 @@ def write(course, fmt, out, assignment=None, template=None, columns=(), report=p
     with open(out, "w", newline="", encoding="utf-8-sig" if bom else "utf-8") as f:
         csv.writer(f).writerows(table)
     if unknown:
-        report(f"warning: {len(unknown)} student(s) graded but not in {template}, so not in {out}: "
+        report(f"warning: {len(unknown)} student(s) in the grades but not in {template}, so not in {out}: "
                + ", ".join(unknown))
     return len(table) - 1, unknown
