@@ -43,9 +43,19 @@ def build_parser():
                           help="also write feedback for students whose written answers are still to grade by hand "
                                "(their pages show those answers as 0 for now); held back by default")
 
-    export = commands.add_parser("export", help="write grades as CSV, one row per student and assignment")
+    export = commands.add_parser("export", help="write grades as CSV: one row per student and assignment, or "
+                                                "in the layout Canvas's or Moodle's grade import takes")
     export.add_argument("--out", default="grades.csv", help="default: grades.csv")
     export.add_argument("--assignment", help="default: every assignment")
+    export.add_argument("--format", default="rows", choices=("rows", "canvas", "moodle", "gradescope"),
+                        help="rows (default): one row per student and assignment, with status and reason; "
+                             "canvas: Canvas's gradebook import; moodle: Moodle's CSV grade import; "
+                             "gradescope: explains why there is none")
+    export.add_argument("--template", metavar="FILE", help="with --format canvas: the gradebook CSV exported "
+                        "from Canvas; its rows and columns are kept and the assignment's column filled in")
+    export.add_argument("--column", action="append", default=[], metavar="ASSIGNMENT=HEADER",
+                        help="the column an assignment's scores go to, e.g. 'hw01=Homework 1 (4321)' "
+                             "(default: the template column naming the assignment, or the assignment's name)")
 
     status = commands.add_parser("status", help="print a short table of the outcomes")
     status.add_argument("--assignment", help="default: every assignment")
@@ -100,8 +110,9 @@ def main(argv=None):
             from .feedback import feedback
             feedback(course, args.assignment, allow_ungraded=args.allow_ungraded)
         elif args.command == "export":
-            from .export import export
-            count = export(course, args.out, args.assignment)
+            from .lms import write
+            count, _ = write(course, args.format, args.out, args.assignment, args.template, args.column,
+                             report=lambda line: print(line, file=sys.stderr))
             print(f"wrote {count} row(s) to {args.out}")
         elif args.command == "status":
             from .export import status
