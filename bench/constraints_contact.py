@@ -5,9 +5,10 @@ import time
 import numpy as np
 
 from bench._timing import median_time
-from lib.constraints import FourBar, PlanarBiped, simulate_constrained
+from lib.constraints import simulate_constrained
 from lib.contact import (CompliantContact, CompliantSystem, PlanarRigidBody, PlaneContact, explicit_step_limit,
                          required_stiffness, simulate_ivp)
+from lib.linkages import FourBar, PlanarBiped
 
 
 def steps_per_second(run, steps):
@@ -18,7 +19,7 @@ def four_bar_rows():
     fb = FourBar()
     q0, v0 = fb.assemble(theta1=0.3, theta1_dot=6.0)
     dt, t_final = 0.01, 2.0
-    rate = steps_per_second(lambda: simulate_constrained(fb.tree, fb.closure, q0, v0, t_final, dt=dt, alpha=5.0),
+    rate = steps_per_second(lambda: simulate_constrained(fb.tree, fb.closure, q0, v0, t_final, h=dt, alpha=5.0),
                             round(t_final / dt))
     return [{"benchmark": "four-bar constrained simulation (RK4, dt 10 ms, Baumgarte)", "unit": "steps/s",
              "value": rate, "note": "n = 3, m = 2; 4 dynamics solves + 1 for λ per step"}]
@@ -38,7 +39,7 @@ def biped_rows():
     v0[0] = 0.05                                          # a small push at the hip...
     v0 = v0 - np.linalg.pinv(pin.H(q0)) @ (pin.H(q0) @ v0)  # ...that keeps the foot still
     dt, t_final = 0.005, 1.0
-    rate = steps_per_second(lambda: simulate_constrained(robot.tree, pin, q0, v0, t_final, u=policy, dt=dt,
+    rate = steps_per_second(lambda: simulate_constrained(robot.tree, pin, q0, v0, t_final, u=policy, h=dt,
                                                          alpha=10.0), round(t_final / dt))
     return [{"benchmark": "planar biped, foot pinned (RK4, dt 5 ms, Baumgarte)", "unit": "steps/s",
              "value": rate, "note": "n = 7, m = 2, PD-held joints"}]

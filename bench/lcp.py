@@ -35,7 +35,7 @@ from scipy.optimize import Bounds, LinearConstraint, lsq_linear, milp
 
 from bench._timing import median_time
 from lib.lcp import complementarity_certificate, lemke
-from lib.timestepping import cart_wall_batch
+from lib.cart_wall import cart_wall_batch
 
 SIZES = (2, 5, 12, 25, 50)
 PROBLEMS = 10

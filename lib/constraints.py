@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sparse
 import sympy as sp
 
-from . import aliases, checks
+from . import checks
 from .integrators import integrate_fixed_step
 from .system import solve_sampled
 
@@ -597,7 +597,7 @@ class ConstrainedTrajectory:
 
 
 def simulate_constrained(system, constraint, q0, v0, t_final, u=None, alpha=None, h=None,
-                         method=None, num=500, rtol=1e-10, atol=1e-10, dt=None):
+                         method=None, num=500, rtol=1e-10, atol=1e-10):
     """Simulate a system under a constraint, q̈ from :func:`constrained_dynamics` at every instant.
 
     ``u`` is None, a constant input or a function u(t, q, v); ``alpha`` turns
@@ -607,7 +607,6 @@ def simulate_constrained(system, constraint, q0, v0, t_final, u=None, alpha=None
     every step; without it scipy's adaptive ``method`` (default "DOP853") is
     sampled at ``num`` times. The residual h of the trajectory is the
     constraint's :meth:`Constraint.residual`: its growth is the drift.
-    (``dt`` is the earlier name of ``h``.)
 
     >>> from lib.pendulum import SimplePendulum
     >>> from lib.particle import pendulum_as_particle
@@ -622,9 +621,6 @@ def simulate_constrained(system, constraint, q0, v0, t_final, u=None, alpha=None
     q0, v0 = system.check_state(q0, v0)
     if alpha is not None:
         _alpha(alpha)
-    if h is not None and dt is not None:
-        raise ValueError("give the step once, as h (dt is its earlier name)")
-    h = dt if h is None else h
     policy = system.input_policy(u)
 
     def accel(t, q, v):
@@ -668,13 +664,3 @@ def project_to_constraint(constraint, q, v=None, tol=1e-12, max_iter=50):
     v = checks.vector("v", v, constraint.n)
     H = constraint.H(q)
     return q, v - np.linalg.pinv(H, rtol=PINV_RTOL) @ (H @ v)
-
-
-# --- old paths: the systems moved to lib.particle and lib.linkages --------------------
-_MOVED = {"PointMass": "particle", "DistanceConstraint": "particle", "pendulum_as_particle": "particle",
-          "particle_state": "particle", "pendulum_tension": "particle",
-          "PlanarTree": "linkages", "PointPin": "linkages", "FourBar": "linkages", "PlanarBiped": "linkages"}
-
-
-def __getattr__(name):
-    return aliases.moved(__name__, _MOVED, name)

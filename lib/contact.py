@@ -650,7 +650,6 @@ def explicit_step_limit(m, k, method="rk4"):
     Introduced in: chapter 5.
     """
     omega = contact_frequency(m, k)
-    method = "symplectic_euler" if method == "symplectic euler" else method     # the earlier spelling
     if method == "symplectic_euler":
         return 2.0 / omega
     if method == "rk4":

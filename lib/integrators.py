@@ -135,12 +135,8 @@ def stormer_verlet(force, velocity, q0, p0, h, steps):
 METHODS = ("euler", "rk4", "symplectic_euler", "verlet")
 """The methods :func:`integrate` and :func:`integrate_fixed_step` know."""
 
-# Earlier spellings of a method, still understood.
-_SPELLINGS = {"symplectic euler": "symplectic_euler"}
-
 
 def _method(method):
-    method = _SPELLINGS.get(method, method)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     return method

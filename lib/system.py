@@ -120,14 +120,6 @@ class ManipulatorSystem(checks.Checked):
         u_const = self.check_input(u)
         return lambda t, q, v: u_const
 
-    def _state(self, q, v):
-        """The earlier name of :meth:`check_state`, kept for code written against it."""
-        return self.check_state(q, v)
-
-    def _input(self, u):
-        """The earlier name of :meth:`check_input`, kept for code written against it."""
-        return self.check_input(u)
-
     def qdot(self, q, v):
         """The kinematic map q̇ = v (a system whose positions are not its velocities overrides it).
 

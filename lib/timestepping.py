@@ -49,7 +49,7 @@ import numpy as np
 import qpsolvers
 import scipy.sparse as sp
 
-from . import aliases, checks
+from . import checks
 from .lcp import SOLVED, lemke
 from .system import Trajectory
 
@@ -537,17 +537,3 @@ def simulate_contact(system, q0, v0, h, steps, contacts, u=None, mu=0.0, method=
         V.append(v)
         L.append(s.lam)
     return ContactTrajectory(t, np.array(Q), np.array(V), np.array(L))
-
-
-# --- old paths: the worked examples moved to their own modules ----------------------
-_MOVED = {name: "cart_wall" for name in ("CartWallStep", "CartWallTrajectory", "cart_wall_lcp", "cart_wall_step",
-                                         "cart_wall_closed_form", "cart_wall_batch", "cart_wall_gauss_qp",
-                                         "relaxed_cart_wall_step", "cart_wall_simulate")}
-_MOVED |= {name: "brick" for name in ("BrickStep", "brick_friction_lcp", "brick_friction_step",
-                                      "brick_friction_closed_form", "brick_friction_batch", "hydroplaning_first_step",
-                                      "SlidingRun", "hydroplaning", "hydroplaning_sweep")}
-_MOVED |= {"Box": "box", "BoxTrajectory": "box", "simulate_box": "box", "PointMass": "particle"}
-
-
-def __getattr__(name):
-    return aliases.moved(__name__, _MOVED, name)

@@ -226,7 +226,7 @@ def test_nonpositive_alpha_is_rejected_by_name(alpha):
 
 
 def test_bad_parameters_are_rejected_by_name():
-    """A zero rod, a drive on a missing coordinate, an unset parameter, the step given twice: named."""
+    """A zero rod, a drive on a missing coordinate, an unset parameter, a step under an earlier name: named."""
     with pytest.raises(ValueError, match="l must"):
         DistanceConstraint(l=0.0)
     with pytest.raises(ValueError, match="index"):
@@ -234,8 +234,8 @@ def test_bad_parameters_are_rejected_by_name():
     with pytest.raises(ValueError, match="params"):
         SymbolicConstraint([sp.Symbol("x") - sp.Symbol("L")], [sp.Symbol("x")])
     particle, rod = pendulum_as_particle(SimplePendulum())
-    with pytest.raises(ValueError, match="give the step once"):
-        simulate_constrained(particle, rod, [0.0, -1.0], [0.0, 0.0], 1.0, h=0.01, dt=0.01)
+    with pytest.raises(TypeError, match="dt"):
+        simulate_constrained(particle, rod, [0.0, -1.0], [0.0, 0.0], 1.0, dt=0.01)
     with pytest.raises(ValueError, match="Constraint objects, got str"):
         StackedConstraint([rod, "rod"])
     with pytest.raises(ValueError, match=r"rows J of contact 'wall' must have shape \(k, 2\), got shape \(1, 3\)"):
@@ -293,11 +293,11 @@ def test_finite_difference_jdot_matches_the_analytic_one():
         np.testing.assert_allclose(numeric.rows_dot_v(q, v), hump.rows_dot_v(q, v), rtol=1e-6, atol=1e-8)
 
 
-def test_the_old_step_name_and_method_spelling_still_work():
-    """simulate_constrained(dt=…, method="symplectic euler") is simulate_constrained(h=…, method="symplectic_euler")."""
+def test_the_step_is_h_and_symplectic_euler_has_one_spelling():
+    """h=0.01 gives 51 samples up to 0.5 s; "symplectic euler" (with a space) is an unknown method, named."""
     particle, rod = pendulum_as_particle(SimplePendulum())
     q0, v0 = particle_state(1.0, 0.5, 0.0)
-    old = simulate_constrained(particle, rod, q0, v0, 0.5, dt=0.01, alpha=10.0, method="symplectic euler")
-    new = simulate_constrained(particle, rod, q0, v0, 0.5, h=0.01, alpha=10.0, method="symplectic_euler")
-    np.testing.assert_array_equal(old.q, new.q)
-    assert old.t[-1] == 0.5 and len(old.t) == 51, f"51 samples up to 0.5 s, got {len(old.t)} up to {old.t[-1]}"
+    traj = simulate_constrained(particle, rod, q0, v0, 0.5, h=0.01, alpha=10.0, method="symplectic_euler")
+    assert traj.t[-1] == 0.5 and len(traj.t) == 51, f"51 samples up to 0.5 s, got {len(traj.t)} up to {traj.t[-1]}"
+    with pytest.raises(ValueError, match="method must be one of"):
+        simulate_constrained(particle, rod, q0, v0, 0.5, h=0.01, method="symplectic euler")

@@ -143,10 +143,6 @@ def test_fixed_step_lands_on_t_final_and_matches_integrate():
     traj = integrate(pend, [0.3], [0.0], 0.01, 50, method="verlet")
     t, q, v = integrate_fixed_step(lambda t, q, v: pend.forward_dynamics(q, v), [0.3], [0.0], 0.5, 0.01, "verlet")
     np.testing.assert_allclose(q, traj.q, rtol=0, atol=1e-13)
-    # the earlier spelling of symplectic Euler is still understood
-    np.testing.assert_array_equal(
-        integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 0.3, 0.1, "symplectic euler")[1],
-        integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 0.3, 0.1, "symplectic_euler")[1])
 
 
 def test_symplectic_euler_free_fall_closed_form():
