@@ -229,9 +229,11 @@ def numpy_array(value, what, shape=None):
     ...
     AssertionError: v must have shape (2,), got (3,)
     """
-    assert isinstance(value, np.ndarray), (
-        f"{what} must be a numpy array; yours is a {type(value).__name__} (wrap it in np.array(...))")
-    assert shape is None or value.shape == tuple(shape), f"{what} must have shape {tuple(shape)}, got {value.shape}"
+    if not isinstance(value, np.ndarray):
+        raise AssertionError(f"{what} must be a numpy array; yours is a {type(value).__name__} "
+                             "(wrap it in np.array(...))")
+    if shape is not None and value.shape != tuple(shape):
+        raise AssertionError(f"{what} must have shape {tuple(shape)}, got {value.shape}")
     return value.astype(float)
 
 
