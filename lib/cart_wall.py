@@ -18,9 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import checks
+from . import checks, convex
 from .lcp import lcp_batch, lemke
-from .timestepping import solve_qp
 
 
 def _finite_arrays(**arrays):
@@ -136,9 +135,7 @@ def cart_wall_gauss_qp(m, h, q, v, u=0.0):
     m, h = checks.positive("m", m), checks.positive("h", h)
     q, v, u = checks.finite("q", q), checks.finite("v", v), checks.finite("u", u)
     v_minus = v + h / m * u
-    sol = solve_qp([[m]], np.array([-m * v_minus]), G=[[-1.0]], g=np.array([q / h]))
-    if not sol.found:
-        raise RuntimeError("the Gauss-principle QP was not solved")
+    sol = convex.qp([[m]], [-m * v_minus], G=[[-1.0]], g=[q / h]).require("the cart-wall Gauss QP")
     v_next = sol.x[0]
     return CartWallStep(np.float64(q + h * v_next), np.float64(v_next), np.float64(sol.z[0] / h))
 

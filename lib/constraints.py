@@ -34,12 +34,10 @@ Introduced in: chapter 4.
 from dataclasses import dataclass
 from typing import Callable
 
-import clarabel
 import numpy as np
-import scipy.sparse as sparse
 import sympy as sp
 
-from . import checks
+from . import checks, convex
 from .integrators import integrate_fixed_step
 from .system import solve_sampled
 
@@ -163,29 +161,12 @@ def baumgarte(H, Hdot_v, h, v, alpha):
 
 
 # --- Gauss's principle of least constraint -----------------------------------
-def _qp(P, c, A=None, b=None):
-    """Solve min ½ xᵀ P x + cᵀ x (subject to A x = b) with Clarabel; return (x, y) with P x + c + Aᵀ y = 0."""
-    P = sparse.csc_matrix(np.triu(P))
-    if A is None:
-        A, b = sparse.csc_matrix((0, P.shape[0])), np.zeros(0)
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-12
-    settings.tol_ktratio = 1e-10
-    cones = [clarabel.ZeroConeT(len(b))] if len(b) else []
-    sol = clarabel.DefaultSolver(P, np.asarray(c, dtype=float), sparse.csc_matrix(A), np.asarray(b, dtype=float),
-                                 cones, settings).solve()
-    if sol.status not in (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved):
-        raise RuntimeError(f"the QP solver stopped with status {sol.status} (are the constraints consistent?)")
-    return np.asarray(sol.x, dtype=float), np.asarray(sol.z, dtype=float)
-
-
 def gauss_primal(M, tau, H, Hdot_v):
     """Gauss's principle as a QP in the accelerations (notes 000; notes 001):
 
         min_a  ½ (a − q̈_uc)ᵀ M (a − q̈_uc)   subject to   H a + Ḣ q̇ = 0,   q̈_uc = M⁻¹ τ.
 
-    Solved by the interior-point QP solver Clarabel. The multiplier is read off the
+    Solved by :func:`lib.convex.qp` (Clarabel). The multiplier is read off the
     optimality condition M (a − q̈_uc) = Hᵀ λ, i.e. λ is the QP's dual variable
     (Clarabel writes P x + c + Aᵀ y = 0, so λ = −y). Returns (q̈, λ).
 
@@ -197,8 +178,8 @@ def gauss_primal(M, tau, H, Hdot_v):
     """
     M, tau, H, Hdot_v = _problem(M, tau, H, Hdot_v)
     # ½ (a − q̈_uc)ᵀ M (a − q̈_uc) = ½ aᵀ M a − τᵀ a + const, since M q̈_uc = τ.
-    a, y = _qp(M, -tau, H, -Hdot_v)
-    return a, -y
+    sol = convex.qp(M, -tau, A=H, b=-Hdot_v).require("Gauss's principle (are the constraints consistent?)")
+    return sol.x, -sol.z
 
 
 def gauss_dual(M, tau, H, Hdot_v):
@@ -226,7 +207,7 @@ def gauss_dual(M, tau, H, Hdot_v):
     W = H @ Minv_HT
     W = 0.5 * (W + W.T)
     hddot_uc = H @ np.linalg.solve(M, tau) + Hdot_v
-    lam, _ = _qp(W, hddot_uc)
+    lam = convex.qp(W, hddot_uc).require("the dual of Gauss's principle").x
     return np.linalg.solve(M, tau + H.T @ lam), lam
 
 

@@ -10,7 +10,7 @@ from lib.particle import PointMass
 from lib.pendulum import SimplePendulum
 from lib.rigid_body import rotation
 from lib.timestepping import (anitescu_rows, anitescu_step, dynamics_terms, friction_directions, lcp_contact_step,
-                              simulate_contact, solve_qp, stewart_trinkle_lcp, todorov_step)
+                              simulate_contact, stewart_trinkle_lcp, todorov_step)
 
 
 G = 9.81
@@ -33,15 +33,6 @@ def test_dynamics_terms_are_the_mass_matrix_and_the_generalized_force():
     assert M[0, 0] == pytest.approx(4.0), f"M = m l² = 4, got {M[0, 0]}"
     assert tau[0] == pytest.approx(-G * 2.0 * np.sin(0.4) - 0.3 * 0.7 + 0.2)
     np.testing.assert_allclose(np.linalg.solve(M, tau), p.forward_dynamics(q, v, [0.2]))
-
-
-def test_solve_qp_returns_the_multiplier_of_an_active_constraint():
-    """min ½ x² − x subject to x ≤ 0.25: x = 0.25 and the multiplier is the gradient's pull, 1 − 0.25."""
-    sol = solve_qp([[1.0]], [-1.0], G=[[1.0]], g=[0.25])
-    assert sol.found
-    assert sol.x[0] == pytest.approx(0.25, abs=1e-8) and sol.z[0] == pytest.approx(0.75, abs=1e-8)
-    free = solve_qp([[1.0]], [-1.0], G=[[1.0]], g=[2.0])
-    assert free.x[0] == pytest.approx(1.0, abs=1e-8) and free.z[0] == pytest.approx(0.0, abs=1e-8)
 
 
 def test_stewart_trinkle_reduces_to_the_brick():
