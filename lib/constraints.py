@@ -39,7 +39,7 @@ import sympy as sp
 
 from . import checks, convex
 from .integrators import integrate_fixed_step
-from .system import solve_sampled
+from .system import Trajectory, solve_sampled
 
 #: Relative cut-off below which eigenvalues of H M⁻¹ Hᵀ count as zero: the one pseudo-inverse of lib,
 #: for multipliers here and impulses in :mod:`lib.impulse`.
@@ -561,23 +561,23 @@ def constrained_dynamics(system, constraint, q, v, u=None, alpha=None):
 
 
 @dataclass(frozen=True)
-class ConstrainedTrajectory:
-    """A constrained motion: t (N,), q and v (N, n), multipliers lam (N, m), constraint residual h (N, m).
+class ConstrainedTrajectory(Trajectory):
+    """A constrained motion: a :class:`lib.system.Trajectory` with multipliers lam (N, m) and the residual (N, m).
+
+    ``residual`` is the constraint's :meth:`Constraint.residual` at every sample.
 
     >>> from lib.particle import PointMass, DistanceConstraint
-    >>> traj = simulate_constrained(PointMass(), DistanceConstraint(l=1.0), [1.0, 0.0], [0.0, 0.0], 0.5, num=3)
-    >>> traj.lam.shape, traj.h.shape, bool(np.abs(traj.h).max() < 1e-8)
+    >>> traj = simulate_constrained(PointMass(), [1.0, 0.0], [0.0, 0.0], constraint=DistanceConstraint(l=1.0),
+    ...                             t_final=0.5, num=3)
+    >>> traj.lam.shape, traj.residual.shape, bool(np.abs(traj.residual).max() < 1e-8)
     ((3, 1), (3, 1), True)
     """
 
-    t: np.ndarray
-    q: np.ndarray
-    v: np.ndarray
     lam: np.ndarray
-    h: np.ndarray
+    residual: np.ndarray
 
 
-def simulate_constrained(system, constraint, q0, v0, t_final, u=None, alpha=None, h=None,
+def simulate_constrained(system, q0, v0, *, constraint, t_final, u=None, alpha=None, h=None,
                          method=None, num=500, rtol=1e-10, atol=1e-10):
     """Simulate a system under a constraint, q̈ from :func:`constrained_dynamics` at every instant.
 
@@ -586,14 +586,14 @@ def simulate_constrained(system, constraint, q0, v0, t_final, u=None, alpha=None
     fixed step (:func:`lib.integrators.integrate_fixed_step`, ``method``
     "rk4" by default, or "euler", "symplectic_euler", "verlet") and records
     every step; without it scipy's adaptive ``method`` (default "DOP853") is
-    sampled at ``num`` times. The residual h of the trajectory is the
+    sampled at ``num`` times. The trajectory's ``residual`` is the
     constraint's :meth:`Constraint.residual`: its growth is the drift.
 
     >>> from lib.pendulum import SimplePendulum
     >>> from lib.particle import pendulum_as_particle
     >>> particle, rod = pendulum_as_particle(SimplePendulum())
-    >>> traj = simulate_constrained(particle, rod, [1.0, 0.0], [0.0, 0.0], 1.0, h=0.01)
-    >>> traj.q.shape, bool(np.abs(traj.h).max() < 1e-6)
+    >>> traj = simulate_constrained(particle, [1.0, 0.0], [0.0, 0.0], constraint=rod, t_final=1.0, h=0.01)
+    >>> traj.q.shape, bool(np.abs(traj.residual).max() < 1e-6)
     ((101, 2), True)
 
     Introduced in: chapter 4.

@@ -440,19 +440,16 @@ def _solve_cone_qp(P, c, k, d, mu):
 # --- simulating protocol systems with contact ---------------------------------------------------------
 
 @dataclass(frozen=True)
-class ContactTrajectory:
-    """A time-stepping simulation: t (N + 1,), q and v (N + 1, n), impulses lam (N, k, 1 + d) per step.
+class ContactTrajectory(Trajectory):
+    """A time-stepping simulation: a :class:`lib.system.Trajectory` (N + 1 samples) with the impulses lam (N, k, 1 + d).
 
     >>> from lib.particle import PointMass
     >>> ball = PointMass()
-    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], 0.1, 3, ball.ground_contact, mu=0.5)
+    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], contacts=ball.ground_contact, h=0.1, steps=3, mu=0.5)
     >>> traj.q.shape, traj.lam.shape
     ((4, 2), (3, 1, 2))
     """
 
-    t: np.ndarray
-    q: np.ndarray
-    v: np.ndarray
     lam: np.ndarray
 
 
@@ -467,7 +464,7 @@ def _contact_data(contacts, q):
     return c
 
 
-def simulate_contact(system, q0, v0, h, steps, contacts, u=None, mu=0.0, method="lcp", **options):
+def simulate_contact(system, q0, v0, *, contacts, h, steps, u=None, mu=0.0, method="lcp", **options):
     """Time-step a protocol system with contact: one contact step per time step, then q' = q + h v'.
 
     ``contacts(q)`` returns (φ, J) — φ (k,), J (k, 1 + d, n) — or an object
@@ -479,7 +476,7 @@ def simulate_contact(system, q0, v0, h, steps, contacts, u=None, mu=0.0, method=
 
     >>> from lib.particle import PointMass
     >>> ball = PointMass(m=1.0, dim=2)
-    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], 0.1, 3, ball.ground_contact, mu=0.5)
+    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], contacts=ball.ground_contact, h=0.1, steps=3, mu=0.5)
     >>> traj.v[:, 0].round(4)                    # sliding: v_x drops by μ g h per step
     array([1.    , 0.5095, 0.019 , 0.    ])
     """

@@ -93,7 +93,7 @@ def test_friction_directions_are_symmetric():
 def test_simulate_contact_point_mass_matches_brick():
     """simulate_contact on a protocol system: a pushed point mass follows the brick's closed form step by step."""
     body, h, mu = PointMass(m=1.0, dim=2), 0.05, 0.2
-    traj = simulate_contact(body, [0.0, 0.0], [0.5, 0.0], h, 20, body.ground_contact, mu=mu,
+    traj = simulate_contact(body, [0.0, 0.0], [0.5, 0.0], h=h, steps=20, contacts=body.ground_contact, mu=mu,
                             u=lambda t, q, v: np.array([3.0 * np.sin(5 * t), 0.0]))
     v = 0.5
     for i in range(20):
@@ -231,7 +231,7 @@ def test_bad_input_raises_value_error_naming_it():
     with pytest.raises(ValueError, match="eps"):
         todorov_step(M, tau, v, 0.01, phi, J, eps=-1.0)
     with pytest.raises(ValueError, match="method"):
-        simulate_contact(PointMass(), [0, 0], [0, 0], 0.01, 5, PointMass().ground_contact, method="euler")
+        simulate_contact(PointMass(), [0, 0], [0, 0], h=0.01, steps=5, contacts=PointMass().ground_contact, method="euler")
     broken = J.copy()
     broken[1, 2, 3] = np.nan
     with pytest.raises(ValueError, match=r"J must contain only finite numbers; J\[1,2,3\] = nan"):
