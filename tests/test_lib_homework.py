@@ -159,3 +159,42 @@ def test_every_homework_takes_numpy_array_from_lib_homework():
         assert "def numpy_array" not in code, f"{path.name} defines numpy_array again; import it from lib.homework"
         if "numpy_array(" in code:
             assert re.search(r"from lib\.homework import [\w, ]*\bnumpy_array\b", code), f"{path.name} must import it"
+
+
+def homework_lib_names():
+    """(notebook, "module.name") for every lib name a homework source's code calls as lib.x.y or switches off."""
+    import json
+    from pathlib import Path
+
+    found = set()
+    for path in sorted((Path(__file__).resolve().parent.parent / "exercises").glob("hw*/hw*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            code = "".join(cell["source"])
+            found |= {(path.name, m[len("lib."):]) for m in re.findall(r"\blib\.[a-z_]+\.[A-Za-z_]+", code)
+                      if not m.startswith("lib.homework")}
+            found |= {(path.name, m) for m in re.findall(r'"([a-z_]+\.[A-Za-z_]+)"', code)}
+            for module, names in re.findall(r'f"(\w+)\.\{name\}" for name in \(([^)]*)\)', code):
+                found |= {(path.name, f"{module}.{n}") for n in re.findall(r'"(\w+)"', names)}
+    return sorted(found)
+
+
+def test_the_homework_uses_and_switches_off_every_lib_name_at_its_home():
+    """lib.cart_wall.cart_wall_step, not lib.timestepping.cart_wall_step: each name where it is defined."""
+    import importlib
+
+    names = homework_lib_names()
+    assert len(names) > 50, f"the homework sources should use many lib names, found {len(names)}"
+    wrong = []
+    for notebook, dotted in names:
+        module_name, name = dotted.split(".")
+        try:
+            module = importlib.import_module(f"lib.{module_name}")
+        except ModuleNotFoundError:
+            continue                                  # a string such as "q.shape", not a lib module
+        obj = getattr(module, name, None)
+        home = getattr(obj, "__module__", module.__name__) if obj is not None else None
+        if home != module.__name__:
+            wrong.append(f"{notebook}: lib.{dotted} ({'missing' if obj is None else 'defined in ' + home})")
+    assert not wrong, "names the homework uses away from their home: " + "; ".join(wrong)
