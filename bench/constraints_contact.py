@@ -5,9 +5,10 @@ import time
 import numpy as np
 
 from bench._timing import median_time
-from lib.constraints import FourBar, PlanarBiped, simulate_constrained
+from lib.constraints import simulate_constrained
 from lib.contact import (CompliantContact, CompliantSystem, PlanarRigidBody, PlaneContact, explicit_step_limit,
                          required_stiffness, simulate_ivp)
+from lib.linkages import FourBar, PlanarBiped
 
 
 def steps_per_second(run, steps):
@@ -18,7 +19,8 @@ def four_bar_rows():
     fb = FourBar()
     q0, v0 = fb.assemble(theta1=0.3, theta1_dot=6.0)
     dt, t_final = 0.01, 2.0
-    rate = steps_per_second(lambda: simulate_constrained(fb.tree, fb.closure, q0, v0, t_final, dt=dt, alpha=5.0),
+    rate = steps_per_second(lambda: simulate_constrained(fb.tree, q0, v0, constraint=fb.closure, t_final=t_final,
+                                                         h=dt, alpha=5.0),
                             round(t_final / dt))
     return [{"benchmark": "four-bar constrained simulation (RK4, dt 10 ms, Baumgarte)", "unit": "steps/s",
              "value": rate, "note": "n = 3, m = 2; 4 dynamics solves + 1 for λ per step"}]
@@ -38,8 +40,8 @@ def biped_rows():
     v0[0] = 0.05                                          # a small push at the hip...
     v0 = v0 - np.linalg.pinv(pin.H(q0)) @ (pin.H(q0) @ v0)  # ...that keeps the foot still
     dt, t_final = 0.005, 1.0
-    rate = steps_per_second(lambda: simulate_constrained(robot.tree, pin, q0, v0, t_final, u=policy, dt=dt,
-                                                         alpha=10.0), round(t_final / dt))
+    rate = steps_per_second(lambda: simulate_constrained(robot.tree, q0, v0, constraint=pin, t_final=t_final, u=policy,
+                                                         h=dt, alpha=10.0), round(t_final / dt))
     return [{"benchmark": "planar biped, foot pinned (RK4, dt 5 ms, Baumgarte)", "unit": "steps/s",
              "value": rate, "note": "n = 7, m = 2, PD-held joints"}]
 
@@ -55,15 +57,15 @@ def landing_rows(k=1e6, d=300.0, target=1e-8):
     ball = PlanarRigidBody.disk(m=1.0, r=0.1)
     system = CompliantSystem(ball, PlaneContact(ball), CompliantContact(k=k, model="hunt-crossley", d=d))
     q0, v0, t_final = [0.0, 0.11, 0.0], [0.0, 0.0, 0.0], 1.0
-    reference = simulate_ivp(system, q0, v0, t_final, method="Radau", rtol=1e-9, atol=1e-12, num=200)
+    reference = simulate_ivp(system, q0, v0, t_final=t_final, method="Radau", rtol=1e-9, atol=1e-12, num=200)
     rows = []
     for method in ("RK45", "DOP853", "Radau", "BDF"):
         best = None
         for rtol in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8):
             t0 = time.perf_counter()
-            run = simulate_ivp(system, q0, v0, t_final, method=method, rtol=rtol, atol=rtol * 1e-3, num=200)
+            run = simulate_ivp(system, q0, v0, t_final=t_final, method=method, rtol=rtol, atol=rtol * 1e-3, num=200)
             seconds = time.perf_counter() - t0
-            error = np.abs(run.trajectory.q[:, 1] - reference.trajectory.q[:, 1]).max()
+            error = np.abs(run.q[:, 1] - reference.q[:, 1]).max()
             if error <= target:
                 best = (run, rtol, seconds)
                 break

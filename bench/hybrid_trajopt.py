@@ -5,8 +5,10 @@ import time
 import numpy as np
 
 from bench._timing import median_time
-from lib.hybrid import RimlessWheel, bouncing_ball_modes, simulate_hybrid
+from lib.bouncing import bouncing_ball_modes
+from lib.hybrid import simulate_hybrid
 from lib.impulse import SpinningBall, coulomb_impact
+from lib.rimless_wheel import RimlessWheel
 from lib.trajopt import hopper_collocation, rimless_wheel_collocation
 
 

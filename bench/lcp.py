@@ -29,13 +29,13 @@ import time
 
 import numpy as np
 import qpsolvers
-import scipy.sparse as sp
+import scipy.sparse as sparse
 from scipy.linalg import cho_factor
 from scipy.optimize import Bounds, LinearConstraint, lsq_linear, milp
 
 from bench._timing import median_time
+from lib.cart_wall import cart_wall_batch
 from lib.lcp import complementarity_certificate, lemke
-from lib.timestepping import cart_wall_batch
 
 SIZES = (2, 5, 12, 25, 50)
 PROBLEMS = 10
@@ -82,7 +82,7 @@ def scipy_milp(M, q, U=100.0):
 
 def clarabel_qp(M, q):
     """min ½zᵀMz + qᵀz s.t. z ≥ 0 with Clarabel (the LCP of a symmetric PSD M is its optimality condition)."""
-    return qpsolvers.solve_qp(sp.csc_matrix(M), q, lb=np.zeros(len(q)), solver="clarabel")
+    return qpsolvers.solve_qp(sparse.csc_matrix(M), q, lb=np.zeros(len(q)), solver="clarabel")
 
 
 def drake_solver():

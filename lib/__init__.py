@@ -17,15 +17,18 @@ from .system import ManipulatorSystem, Trajectory
 from .lagrange import (ManipulatorForm, SymbolicSystem, christoffel_coriolis, lagrange_equations,
                        manipulator_form, time_derivative)
 from .pendulum import ActuatedPendulum, DoublePendulum, SimplePendulum
-from . import (bouncing, box, brick, cart_wall, checks, constraints, contact, hybrid, impulse, integrators, lcp,
-               linkages, manipulators, particle, plotting, rigid_body, rimless_wheel, sysid, timestepping, trajopt)
+from . import (bouncing, box, brick, cart_wall, checks, constraints, contact, convex, deprecated, hybrid, impulse,
+               integrators, lcp, linkages, manipulators, particle, plotting, rigid_body, rimless_wheel, sysid,
+               timestepping, trajopt)
+
+deprecated.install()  # the old paths of moved names, with a warning (none yet)
 
 __all__ = [
     "ManipulatorSystem", "Trajectory",
     "ManipulatorForm", "SymbolicSystem", "christoffel_coriolis", "lagrange_equations",
     "manipulator_form", "time_derivative",
     "ActuatedPendulum", "DoublePendulum", "SimplePendulum",
-    "bouncing", "box", "brick", "cart_wall", "checks", "constraints", "contact", "hybrid", "impulse", "integrators",
-    "lcp", "linkages", "manipulators", "particle", "plotting", "rigid_body", "rimless_wheel", "sysid", "timestepping",
-    "trajopt",
+    "bouncing", "box", "brick", "cart_wall", "checks", "constraints", "contact", "convex", "deprecated", "hybrid",
+    "impulse", "integrators", "lcp", "linkages", "manipulators", "particle", "plotting", "rigid_body",
+    "rimless_wheel", "sysid", "timestepping", "trajopt",
 ]

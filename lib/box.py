@@ -92,7 +92,7 @@ class Box(checks.Checked):
 class BoxTrajectory:
     """A box simulation: t (N + 1,), p (N + 1, 3), R (N + 1, 3, 3), v and omega (N + 1, 3), lam_n (N, 8).
 
-    >>> traj = simulate_box(Box(), [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], 0.01, 3)
+    >>> traj = simulate_box(Box(), [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], h=0.01, steps=3)
     >>> traj.p.shape, traj.R.shape, traj.lam_n.shape
     ((4, 3), (4, 3, 3), (3, 8))
     """
@@ -105,7 +105,7 @@ class BoxTrajectory:
     lam_n: np.ndarray
 
 
-def simulate_box(box, p0, R0, v0, omega0, h, steps, mu=0.5, method="lcp", margin=None, **options):
+def simulate_box(box, p0, R0, v0, omega0, *, h, steps, mu=0.5, method="lcp", margin=None, **options):
     """Drop, slide or tumble a box onto the ground with a contact step per time step.
 
     Each step takes the corners with φ ≤ ``margin`` (the "potential contact
@@ -118,7 +118,7 @@ def simulate_box(box, p0, R0, v0, omega0, h, steps, mu=0.5, method="lcp", margin
     touch at once: the normal impulses are not unique, yet v' is.
 
     >>> box = Box(m=1.0, size=(0.4, 0.2, 0.1))
-    >>> traj = simulate_box(box, [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], 0.01, 30)
+    >>> traj = simulate_box(box, [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], h=0.01, steps=30)
     >>> round(float(traj.p[-1, 2]), 6), round(float(traj.lam_n[-1].sum()), 6)     # resting: Σλ = m g h
     (0.05, 0.0981)
     """

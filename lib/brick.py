@@ -216,8 +216,8 @@ def hydroplaning(h, mu, v0, g=9.81, duration=None, method="anitescu", form="lemk
     steps = max(1, int(np.ceil(checks.positive("duration", duration) / h)))
     body = PointMass(m=1.0, g=g, dim=2)
     options = {"form": form} if method == "anitescu" else {}
-    traj = timestepping.simulate_contact(body, [0.0, 0.0], [v0, 0.0], h, steps, body.ground_contact, mu=mu,
-                                         method=method, **options)
+    traj = timestepping.simulate_contact(body, [0.0, 0.0], [v0, 0.0], contacts=body.ground_contact, h=h, steps=steps,
+                                         mu=mu, method=method, **options)
     z = traj.q[:, 1]
     z = np.where(np.abs(z) < 1e-12, 0.0, z)
     return SlidingRun(traj.t, traj.q[:, 0], z, traj.v[:, 0], traj.v[:, 1])

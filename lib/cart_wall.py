@@ -8,7 +8,7 @@ Lemke's algorithm (:func:`cart_wall_step`), in closed form
 (:func:`cart_wall_closed_form`, the notes' figure), over whole grids at once
 (:func:`cart_wall_batch`), as the discrete Gauss principle, a QP
 (:func:`cart_wall_gauss_qp`), and relaxed without complementarity
-(:func:`relaxed_cart_wall_step`); :func:`cart_wall_simulate` runs the steps.
+(:func:`relaxed_cart_wall_step`); :func:`simulate_cart_wall` runs the steps.
 The general contact steps these specialize are in :mod:`lib.timestepping`.
 
 Introduced in: chapter 7 (the LCP) and chapter 8 (the relaxation).
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import checks
+from . import checks, convex
 from .lcp import lcp_batch, lemke
-from .timestepping import solve_qp
+from .system import Trajectory
 
 
 def _finite_arrays(**arrays):
@@ -136,9 +136,7 @@ def cart_wall_gauss_qp(m, h, q, v, u=0.0):
     m, h = checks.positive("m", m), checks.positive("h", h)
     q, v, u = checks.finite("q", q), checks.finite("v", v), checks.finite("u", u)
     v_minus = v + h / m * u
-    sol = solve_qp([[m]], np.array([-m * v_minus]), G=[[-1.0]], g=np.array([q / h]))
-    if not sol.found:
-        raise RuntimeError("the Gauss-principle QP was not solved")
+    sol = convex.qp([[m]], [-m * v_minus], G=[[-1.0]], g=[q / h]).require("the cart-wall Gauss QP")
     v_next = sol.x[0]
     return CartWallStep(np.float64(q + h * v_next), np.float64(v_next), np.float64(sol.z[0] / h))
 
@@ -181,28 +179,25 @@ def relaxed_cart_wall_step(m, h, q, v, u=0.0, b=0.0, eps=0.0, kappa=0.1):
 
 
 @dataclass(frozen=True)
-class CartWallTrajectory:
-    """A cart-wall simulation: times t (N + 1,), positions q and velocities v (N + 1,), forces f (N,).
+class CartWallTrajectory(Trajectory):
+    """A cart-wall simulation: a :class:`lib.system.Trajectory` of one coordinate (q, v of shape (N + 1,)), forces f (N,).
 
-    >>> traj = cart_wall_simulate(1.0, 0.1, 0.25, -1.0, 5)
+    >>> traj = simulate_cart_wall(1.0, 0.25, -1.0, h=0.1, steps=5)
     >>> traj.t.shape, traj.f.shape
     ((6,), (5,))
     """
 
-    t: np.ndarray
-    q: np.ndarray
-    v: np.ndarray
     f: np.ndarray
 
 
-def cart_wall_simulate(m, h, q0, v0, steps, u=0.0, method="lcp", b=0.0, eps=0.0, kappa=0.1):
+def simulate_cart_wall(m, q0, v0, *, h, steps, u=0.0, method="lcp", b=0.0, eps=0.0, kappa=0.1):
     """Simulate the cart against the wall for ``steps`` steps: ``method`` "lcp" or "relaxed".
 
     "lcp" uses :func:`cart_wall_step` (Lemke), "relaxed" uses
     :func:`relaxed_cart_wall_step` with b, ε, κ. ``u`` is a constant force
     or a function u(t, q, v).
 
-    >>> traj = cart_wall_simulate(1.0, 0.1, 0.25, -1.0, 5)
+    >>> traj = simulate_cart_wall(1.0, 0.25, -1.0, h=0.1, steps=5)
     >>> traj.q.round(6)
     array([0.25, 0.15, 0.05, 0.  , 0.  , 0.  ])
     """

@@ -34,14 +34,12 @@ Introduced in: chapter 4.
 from dataclasses import dataclass
 from typing import Callable
 
-import clarabel
 import numpy as np
-import scipy.sparse as sparse
 import sympy as sp
 
-from . import aliases, checks
+from . import checks, convex
 from .integrators import integrate_fixed_step
-from .system import solve_sampled
+from .system import Trajectory, solve_sampled
 
 #: Relative cut-off below which eigenvalues of H M⁻¹ Hᵀ count as zero: the one pseudo-inverse of lib,
 #: for multipliers here and impulses in :mod:`lib.impulse`.
@@ -163,29 +161,12 @@ def baumgarte(H, Hdot_v, h, v, alpha):
 
 
 # --- Gauss's principle of least constraint -----------------------------------
-def _qp(P, c, A=None, b=None):
-    """Solve min ½ xᵀ P x + cᵀ x (subject to A x = b) with Clarabel; return (x, y) with P x + c + Aᵀ y = 0."""
-    P = sparse.csc_matrix(np.triu(P))
-    if A is None:
-        A, b = sparse.csc_matrix((0, P.shape[0])), np.zeros(0)
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-12
-    settings.tol_ktratio = 1e-10
-    cones = [clarabel.ZeroConeT(len(b))] if len(b) else []
-    sol = clarabel.DefaultSolver(P, np.asarray(c, dtype=float), sparse.csc_matrix(A), np.asarray(b, dtype=float),
-                                 cones, settings).solve()
-    if sol.status not in (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved):
-        raise RuntimeError(f"the QP solver stopped with status {sol.status} (are the constraints consistent?)")
-    return np.asarray(sol.x, dtype=float), np.asarray(sol.z, dtype=float)
-
-
 def gauss_primal(M, tau, H, Hdot_v):
     """Gauss's principle as a QP in the accelerations (notes 000; notes 001):
 
         min_a  ½ (a − q̈_uc)ᵀ M (a − q̈_uc)   subject to   H a + Ḣ q̇ = 0,   q̈_uc = M⁻¹ τ.
 
-    Solved by the interior-point QP solver Clarabel. The multiplier is read off the
+    Solved by :func:`lib.convex.qp` (Clarabel). The multiplier is read off the
     optimality condition M (a − q̈_uc) = Hᵀ λ, i.e. λ is the QP's dual variable
     (Clarabel writes P x + c + Aᵀ y = 0, so λ = −y). Returns (q̈, λ).
 
@@ -197,8 +178,8 @@ def gauss_primal(M, tau, H, Hdot_v):
     """
     M, tau, H, Hdot_v = _problem(M, tau, H, Hdot_v)
     # ½ (a − q̈_uc)ᵀ M (a − q̈_uc) = ½ aᵀ M a − τᵀ a + const, since M q̈_uc = τ.
-    a, y = _qp(M, -tau, H, -Hdot_v)
-    return a, -y
+    sol = convex.qp(M, -tau, A=H, b=-Hdot_v).require("Gauss's principle (are the constraints consistent?)")
+    return sol.x, -sol.z
 
 
 def gauss_dual(M, tau, H, Hdot_v):
@@ -226,7 +207,7 @@ def gauss_dual(M, tau, H, Hdot_v):
     W = H @ Minv_HT
     W = 0.5 * (W + W.T)
     hddot_uc = H @ np.linalg.solve(M, tau) + Hdot_v
-    lam, _ = _qp(W, hddot_uc)
+    lam = convex.qp(W, hddot_uc).require("the dual of Gauss's principle").x
     return np.linalg.solve(M, tau + H.T @ lam), lam
 
 
@@ -580,24 +561,24 @@ def constrained_dynamics(system, constraint, q, v, u=None, alpha=None):
 
 
 @dataclass(frozen=True)
-class ConstrainedTrajectory:
-    """A constrained motion: t (N,), q and v (N, n), multipliers lam (N, m), constraint residual h (N, m).
+class ConstrainedTrajectory(Trajectory):
+    """A constrained motion: a :class:`lib.system.Trajectory` with multipliers lam (N, m) and the residual (N, m).
+
+    ``residual`` is the constraint's :meth:`Constraint.residual` at every sample.
 
     >>> from lib.particle import PointMass, DistanceConstraint
-    >>> traj = simulate_constrained(PointMass(), DistanceConstraint(l=1.0), [1.0, 0.0], [0.0, 0.0], 0.5, num=3)
-    >>> traj.lam.shape, traj.h.shape, bool(np.abs(traj.h).max() < 1e-8)
+    >>> traj = simulate_constrained(PointMass(), [1.0, 0.0], [0.0, 0.0], constraint=DistanceConstraint(l=1.0),
+    ...                             t_final=0.5, num=3)
+    >>> traj.lam.shape, traj.residual.shape, bool(np.abs(traj.residual).max() < 1e-8)
     ((3, 1), (3, 1), True)
     """
 
-    t: np.ndarray
-    q: np.ndarray
-    v: np.ndarray
     lam: np.ndarray
-    h: np.ndarray
+    residual: np.ndarray
 
 
-def simulate_constrained(system, constraint, q0, v0, t_final, u=None, alpha=None, h=None,
-                         method=None, num=500, rtol=1e-10, atol=1e-10, dt=None):
+def simulate_constrained(system, q0, v0, *, constraint, t_final, u=None, alpha=None, h=None,
+                         method=None, num=500, rtol=1e-10, atol=1e-10):
     """Simulate a system under a constraint, q̈ from :func:`constrained_dynamics` at every instant.
 
     ``u`` is None, a constant input or a function u(t, q, v); ``alpha`` turns
@@ -605,15 +586,14 @@ def simulate_constrained(system, constraint, q0, v0, t_final, u=None, alpha=None
     fixed step (:func:`lib.integrators.integrate_fixed_step`, ``method``
     "rk4" by default, or "euler", "symplectic_euler", "verlet") and records
     every step; without it scipy's adaptive ``method`` (default "DOP853") is
-    sampled at ``num`` times. The residual h of the trajectory is the
+    sampled at ``num`` times. The trajectory's ``residual`` is the
     constraint's :meth:`Constraint.residual`: its growth is the drift.
-    (``dt`` is the earlier name of ``h``.)
 
     >>> from lib.pendulum import SimplePendulum
     >>> from lib.particle import pendulum_as_particle
     >>> particle, rod = pendulum_as_particle(SimplePendulum())
-    >>> traj = simulate_constrained(particle, rod, [1.0, 0.0], [0.0, 0.0], 1.0, h=0.01)
-    >>> traj.q.shape, bool(np.abs(traj.h).max() < 1e-6)
+    >>> traj = simulate_constrained(particle, [1.0, 0.0], [0.0, 0.0], constraint=rod, t_final=1.0, h=0.01)
+    >>> traj.q.shape, bool(np.abs(traj.residual).max() < 1e-6)
     ((101, 2), True)
 
     Introduced in: chapter 4.
@@ -622,9 +602,6 @@ def simulate_constrained(system, constraint, q0, v0, t_final, u=None, alpha=None
     q0, v0 = system.check_state(q0, v0)
     if alpha is not None:
         _alpha(alpha)
-    if h is not None and dt is not None:
-        raise ValueError("give the step once, as h (dt is its earlier name)")
-    h = dt if h is None else h
     policy = system.input_policy(u)
 
     def accel(t, q, v):
@@ -668,13 +645,3 @@ def project_to_constraint(constraint, q, v=None, tol=1e-12, max_iter=50):
     v = checks.vector("v", v, constraint.n)
     H = constraint.H(q)
     return q, v - np.linalg.pinv(H, rtol=PINV_RTOL) @ (H @ v)
-
-
-# --- old paths: the systems moved to lib.particle and lib.linkages --------------------
-_MOVED = {"PointMass": "particle", "DistanceConstraint": "particle", "pendulum_as_particle": "particle",
-          "particle_state": "particle", "pendulum_tension": "particle",
-          "PlanarTree": "linkages", "PointPin": "linkages", "FourBar": "linkages", "PlanarBiped": "linkages"}
-
-
-def __getattr__(name):
-    return aliases.moved(__name__, _MOVED, name)

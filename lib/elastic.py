@@ -81,7 +81,7 @@ class ElasticJointPendulum(ManipulatorSystem):
         return np.diag([self.I_l, self.n_r**2 * self.I_m])
 
     def coriolis_matrix(self, q, v):
-        self._state(q, v)
+        self.check_state(q, v)
         return np.zeros((2, 2))
 
     def gravity_vector(self, q):
@@ -93,7 +93,7 @@ class ElasticJointPendulum(ManipulatorSystem):
         return np.array([[0.0], [self.n_r]])
 
     def external_force(self, q, v):
-        q, v = self._state(q, v)
+        q, v = self.check_state(q, v)
         return np.array([-self.b_l * v[0] + self.l * np.cos(q[0]) * self.F_x,
                          -self.b_m * self.n_r**2 * v[1]])
 

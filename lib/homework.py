@@ -3,7 +3,8 @@
 A homework part often asks for something lib already has (the double
 pendulum's mass matrix, a constraint force). While a test calls the student's
 function, :func:`without_lib` switches lib's version off, so an answer that
-only calls lib is told to write its own. :func:`symbolic_difference` compares
+only calls lib is told to write its own. :func:`numpy_array` checks that an
+answer is an array of the right shape, :func:`symbolic_difference` compares
 sympy answers, and :func:`self_check` prints the summary at the end of every
 homework.
 
@@ -16,6 +17,7 @@ import importlib
 import sys
 import types
 
+import numpy as np
 import sympy as sp
 
 
@@ -209,6 +211,30 @@ def without_lib(*names):
     (1, 1)
     """
     return LibSwitch().off(*names)
+
+
+def numpy_array(value, what, shape=None):
+    """The test cells' check that an answer is a numpy array (a list is not), of ``shape`` if given; as floats.
+
+    ``what`` names the answer in the message, which says how to mend it.
+
+    >>> numpy_array(np.array([1, 2]), "v", (2,))
+    array([1., 2.])
+    >>> numpy_array([1.0, 2.0], "v")
+    Traceback (most recent call last):
+    ...
+    AssertionError: v must be a numpy array; yours is a list (wrap it in np.array(...))
+    >>> numpy_array(np.zeros(3), "v", (2,))
+    Traceback (most recent call last):
+    ...
+    AssertionError: v must have shape (2,), got (3,)
+    """
+    if not isinstance(value, np.ndarray):
+        raise AssertionError(f"{what} must be a numpy array; yours is a {type(value).__name__} "
+                             "(wrap it in np.array(...))")
+    if shape is not None and value.shape != tuple(shape):
+        raise AssertionError(f"{what} must have shape {tuple(shape)}, got {value.shape}")
+    return value.astype(float)
 
 
 def symbolic_difference(a, b):

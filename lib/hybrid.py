@@ -37,7 +37,7 @@ import numpy as np
 from scipy.integrate import DOP853, OdeSolution
 from scipy.optimize import brentq, root
 
-from . import aliases, checks
+from . import checks
 from .constraints import Contact, constrained_dynamics
 from .impulse import impact_impulse, impact_map_general, restitution
 from .system import ManipulatorSystem
@@ -606,13 +606,3 @@ def contact_modes(system, contacts, e=0.0):
                         zeno_target=target, zeno_reset=zeno_reset))
             modes.append(Mode(mode_name(active), dynamics, tuple(guards)))
     return modes
-
-
-# --- old paths: the worked examples moved to their own modules ----------------------
-_MOVED = {"floor_contact": "particle", "circle_contact": "particle", "bouncing_ball_modes": "bouncing",
-          "bouncing_ball_rest_time": "bouncing", "spinning_ball_modes": "bouncing",
-          "RimlessWheel": "rimless_wheel", "FloatingRimlessWheel": "rimless_wheel"}
-
-
-def __getattr__(name):
-    return aliases.moved(__name__, _MOVED, name)

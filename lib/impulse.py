@@ -26,12 +26,10 @@ Introduced in: chapter 6.
 
 from dataclasses import dataclass
 
-import clarabel
 import numpy as np
-import scipy.sparse as sparse
 import sympy as sp
 
-from . import checks
+from . import checks, convex
 from .constraints import pinv_solve
 from .system import PlanarBody
 
@@ -254,29 +252,22 @@ def coulomb_impact(M, J, v, e, mu):
         sticking = bool(d == 0 or np.linalg.norm((J @ v_plus)[1:]) <= 1e-9 * max(1.0, np.linalg.norm(w)))
         return CoulombImpact(v_plus, free, sticking, "Solved (inside the cone)")
 
-    # Clarabel's form: min ½ xᵀ P x + qᵀ x  s.t.  G x + s = h, s in a product of cones.
+    # lib.convex's form: min ½ xᵀ P x + cᵀ x  s.t.  G x + s = h, s in a product of cones.
     G = [A[:1, :]]                        # zero cone: (A Λ)_n = −(1+e) w_n
     h = [np.array([-(1.0 + e) * w[0]])]
-    cones = [clarabel.ZeroConeT(1)]
+    cones = [("zero", 1)]
     G.append(-np.eye(1, k))               # nonnegative cone: Λ_n ≥ 0
     h.append(np.zeros(1))
-    cones.append(clarabel.NonnegativeConeT(1))
+    cones.append(("nonnegative", 1))
     if d > 0 and np.isfinite(mu):         # second-order cone: (μ Λ_n, Λ_t)
         S = -np.eye(k)
         S[0, 0] = -mu
         G.append(S)
         h.append(np.zeros(k))
-        cones.append(clarabel.SecondOrderConeT(k))
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-10
-    solver = clarabel.DefaultSolver(sparse.triu(sparse.csc_matrix(A), format="csc"), w,
-                                    sparse.csc_matrix(np.vstack(G)), np.concatenate(h), cones, settings)
-    solution = solver.solve()
-    status = str(solution.status)
-    if status not in ("Solved", "AlmostSolved"):
-        raise RuntimeError(f"the friction-cone impact problem was not solved: Clarabel status {status}")
-    impulse = np.array(solution.x)
+        cones.append(("soc", k))
+    solution = convex.solve(A, w, np.vstack(G), np.concatenate(h), cones).require("the friction-cone impact problem")
+    status = solution.status
+    impulse = solution.x
     v_plus = v + Minv_JT @ impulse
     w_plus = J @ v_plus
     sticking = bool(d == 0 or np.linalg.norm(w_plus[1:]) <= 1e-6 * max(1.0, np.linalg.norm(w)))

@@ -135,12 +135,8 @@ def stormer_verlet(force, velocity, q0, p0, h, steps):
 METHODS = ("euler", "rk4", "symplectic_euler", "verlet")
 """The methods :func:`integrate` and :func:`integrate_fixed_step` know."""
 
-# Earlier spellings of a method, still understood.
-_SPELLINGS = {"symplectic euler": "symplectic_euler"}
-
 
 def _method(method):
-    method = _SPELLINGS.get(method, method)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     return method
@@ -172,7 +168,7 @@ def _march(accel, q, v, h, steps, method, t0=0.0):
     return t, Q, V
 
 
-def integrate(system, q0, v0, h, steps, method="rk4", u=None):
+def simulate_fixed_step(system, q0, v0, *, h, steps, method="rk4", u=None):
     """Integrate a system in the common protocol with a fixed step h; returns a :class:`lib.system.Trajectory`.
 
     ``method``: "euler" and "rk4" treat x = (q, v) as one ODE; "symplectic_euler"
@@ -183,7 +179,7 @@ def integrate(system, q0, v0, h, steps, method="rk4", u=None):
     ``u`` as in :meth:`ManipulatorSystem.simulate`.
 
     >>> from lib.pendulum import SimplePendulum
-    >>> traj = integrate(SimplePendulum(), [0.5], [0.0], 0.01, 100, method="verlet")
+    >>> traj = simulate_fixed_step(SimplePendulum(), [0.5], [0.0], h=0.01, steps=100, method="verlet")
     >>> traj.q.shape, round(float(traj.t[-1]), 6)
     ((101, 1), 1.0)
 
@@ -229,7 +225,7 @@ def energy_error(system, traj):
 
     >>> from lib.pendulum import SimplePendulum
     >>> p = SimplePendulum()
-    >>> traj = integrate(p, [0.5], [0.0], 0.01, 1000, method="euler")
+    >>> traj = simulate_fixed_step(p, [0.5], [0.0], h=0.01, steps=1000, method="euler")
     >>> bool(energy_error(p, traj)[-1] > 0)   # explicit Euler gains energy
     True
 

@@ -23,7 +23,7 @@ import sympy as sp
 from . import checks
 from .lagrange import manipulator_form_fast
 from .rigid_body import check_inertia, skew
-from .system import ManipulatorSystem, Trajectory, solve_sampled
+from .system import ManipulatorSystem
 
 
 # --- the PR robot (notes 003, "Dynamic model of a PR robot") -----------------
@@ -501,22 +501,18 @@ class FreeRigidBody(ManipulatorSystem):
         q, v = self.check_state(q, v)
         return quaternion_to_rotation(q) @ self.I_c @ v
 
-    def simulate(self, q0, v0, t_final, u=None, num=500, rtol=1e-10, atol=1e-10):
-        """Integrate q̇ = ½ q ⊗ (0, ω), ω̇ = I_c⁻¹ (u − ω × I_c ω), renormalizing q in every evaluation and on output.
+    def project(self, q):
+        """The quaternion(s) normalized to unit length: what an integrator's drift off |q| = 1 is projected back to.
 
-        Returns a :class:`lib.system.Trajectory` with q of shape (num, 4) and v of shape (num, 3).
+        So :meth:`simulate` (the protocol's) integrates q̇ = ½ q ⊗ (0, ω),
+        ω̇ = I_c⁻¹ (u − ω × I_c ω) with q of shape (num, 4), v of shape (num, 3).
 
         >>> body = FreeRigidBody(np.diag([1.0, 2.0, 3.0]))
+        >>> body.project([2.0, 0.0, 0.0, 0.0])
+        array([1., 0., 0., 0.])
         >>> traj = body.simulate([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0], np.pi, num=3)
         >>> traj.q[-1].round(6) + 0.0        # half a turn about z: q = (cos π/2, 0, 0, sin π/2)
         array([0., 0., 0., 1.])
         """
-        q0, v0 = self.check_state(q0, v0)
-        policy = self.input_policy(u)
-
-        def rhs(t, x):
-            q, v = x[:4] / np.linalg.norm(x[:4]), x[4:]
-            return np.concatenate([self.qdot(q, v), self.forward_dynamics(q, v, policy(t, q, v))])
-
-        t, x = solve_sampled(rhs, np.concatenate([q0, v0]), t_final, num, rtol=rtol, atol=atol)
-        return Trajectory(t, x[:, :4] / np.linalg.norm(x[:, :4], axis=1, keepdims=True), x[:, 4:])
+        q = np.asarray(q, dtype=float)
+        return q / np.linalg.norm(q, axis=-1, keepdims=True)

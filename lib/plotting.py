@@ -562,7 +562,7 @@ def box_scene(box, traj, frames=50, dpi=60, limits=((-0.3, 0.6), (-0.45, 0.45), 
     >>> import matplotlib; matplotlib.use("Agg")
     >>> from lib.box import Box, simulate_box
     >>> box = Box(m=1.0, size=(0.3, 0.2, 0.1))
-    >>> traj = simulate_box(box, [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], 0.01, 5)
+    >>> traj = simulate_box(box, [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], h=0.01, steps=5)
     >>> fig, draw, times = box_scene(box, traj, frames=3)
     >>> len(times), fig.axes[0].computed_zorder
     (3, False)

@@ -32,6 +32,16 @@ from . import checks
 class Trajectory:
     """A simulated motion: times ``t`` (shape (N,)), positions ``q`` and velocities ``v`` (shape (N, n)).
 
+    Every simulator of lib returns one (``ManipulatorSystem.simulate``,
+    :func:`lib.integrators.simulate_fixed_step`) or a record that extends it
+    with what its method adds: multipliers and the constraint residual
+    (:class:`lib.constraints.ConstrainedTrajectory`), contact impulses
+    (:class:`lib.timestepping.ContactTrajectory`), the wall force
+    (:class:`lib.cart_wall.CartWallTrajectory`), the solver's work
+    (:class:`lib.contact.IvpTrajectory`). Simulators are named
+    ``simulate_<what>(system, q0, v0, *, t_final or steps, h, …)``, ``h``
+    always the time step.
+
     >>> traj = Trajectory(np.array([0.0, 0.1]), np.zeros((2, 1)), np.ones((2, 1)))
     >>> traj.q.shape
     (2, 1)
@@ -120,14 +130,6 @@ class ManipulatorSystem(checks.Checked):
         u_const = self.check_input(u)
         return lambda t, q, v: u_const
 
-    def _state(self, q, v):
-        """The earlier name of :meth:`check_state`, kept for code written against it."""
-        return self.check_state(q, v)
-
-    def _input(self, u):
-        """The earlier name of :meth:`check_input`, kept for code written against it."""
-        return self.check_input(u)
-
     def qdot(self, q, v):
         """The kinematic map q̇ = v (a system whose positions are not its velocities overrides it).
 
@@ -136,6 +138,18 @@ class ManipulatorSystem(checks.Checked):
         array([2.])
         """
         return self.check_state(q, v)[1]
+
+    def project(self, q):
+        """The nearest valid positions to ``q`` (shape (nq,) or (N, nq)): q itself unless a system says otherwise.
+
+        A body whose q holds a unit quaternion normalizes it; the simulators
+        project the integrator's q before every evaluation and on output.
+
+        >>> from lib.pendulum import SimplePendulum
+        >>> SimplePendulum().project([0.3])
+        array([0.3])
+        """
+        return np.asarray(q, dtype=float)
 
     def bias(self, q, v):
         """The Coriolis and centripetal force C(q, v) v, shape (n,).
@@ -203,7 +217,8 @@ class ManipulatorSystem(checks.Checked):
         ``u`` is ``None`` (no input), a constant input vector, or a function
         ``u(t, q, v)`` returning one. Returns a :class:`Trajectory` sampled at
         ``num`` evenly spaced times. Uses scipy's adaptive Runge–Kutta (DOP853)
-        on q̇ = :meth:`qdot` (q, v), v̇ = :meth:`forward_dynamics` (q, v, u).
+        on q̇ = :meth:`qdot` (q, v), v̇ = :meth:`forward_dynamics` (q, v, u),
+        with q :meth:`project` -ed in every evaluation and on output.
 
         >>> from lib.pendulum import SimplePendulum
         >>> traj = SimplePendulum().simulate([0.1], [0.0], 1.0, num=3)
@@ -215,11 +230,11 @@ class ManipulatorSystem(checks.Checked):
         nq = q0.size
 
         def rhs(t, x):
-            q, v = x[:nq], x[nq:]
+            q, v = self.project(x[:nq]), x[nq:]
             return np.concatenate([self.qdot(q, v), self.forward_dynamics(q, v, policy(t, q, v))])
 
         t, x = solve_sampled(rhs, np.concatenate([q0, v0]), t_final, num, rtol=rtol, atol=atol)
-        return Trajectory(t, x[:, :nq], x[:, nq:])
+        return Trajectory(t, self.project(x[:, :nq]), x[:, nq:])
 
 
 def solve_sampled(rhs, x0, t_final, num=500, method="DOP853", rtol=1e-10, atol=1e-10):

@@ -31,25 +31,21 @@ planar, spatial). Impulses are in N·s and are reported in the same contact
 frame, ``lam`` shape (k, 1 + d) = [normal, tangents].
 
 Solvers. The LCPs go to our own Lemke (:mod:`lib.lcp`): there is no
-maintained pure-Python Lemke to call. The convex problems go to Clarabel, an
-interior-point solver for QPs and second-order-cone programs: QPs through
-``qpsolvers`` (one interface over many QP back ends, so a reader can swap
-solvers by name), the SOCP of Todorov's conic friction cone directly through
-``clarabel`` (qpsolvers has no cone constraints). Both are maintained, on
-PyPI as wheels, and return the dual multipliers we need as impulses.
+maintained pure-Python Lemke to call. The convex problems (Anitescu's QPs,
+Todorov's QP and second-order-cone program) go to Clarabel through
+:mod:`lib.convex`, the one place the course sets up that solver and decides
+what counts as solved; it returns the dual multipliers we need as impulses.
+A step whose problem is not solved returns a :class:`ContactStep` whose
+status says "failed", with Clarabel's status as the reason.
 
 Introduced in: chapter 7 (LCPs) and chapter 8 (convex relaxations).
 """
 
-import warnings
 from dataclasses import dataclass
 
-import clarabel
 import numpy as np
-import qpsolvers
-import scipy.sparse as sp
 
-from . import aliases, checks
+from . import checks, convex
 from .lcp import SOLVED, lemke
 from .system import Trajectory
 
@@ -101,28 +97,6 @@ def dynamics_terms(system, q, v, u=None):
     """
     q, v = system.check_state(q, v)
     return system.mass_matrix(q), system.generalized_force(q, v, u)
-
-
-def solve_qp(P, c, G=None, g=None, lb=None):
-    """min ½ xᵀPx + cᵀx s.t. G x ≤ g, x ≥ lb with Clarabel through qpsolvers; its solution (x, z, found).
-
-    The QP steps here and the cart-wall Gauss QP (:mod:`lib.cart_wall`) solve through it.
-
-    >>> sol = solve_qp([[2.0]], [-2.0], G=[[1.0]], g=[0.5])       # min x² − 2x s.t. x ≤ 0.5
-    >>> round(float(sol.x[0]), 6), round(float(sol.z[0]), 6), sol.found
-    (0.5, 1.0, True)
-
-    Introduced in: chapter 7.
-    """
-    P = sp.csc_matrix(np.asarray(P, dtype=float))
-    G = None if G is None else sp.csc_matrix(np.asarray(G, dtype=float))
-    g = None if g is None else np.asarray(g, dtype=float)
-    problem = qpsolvers.Problem(P, np.asarray(c, dtype=float), G, g, lb=lb)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")      # a failed solve is reported through the status
-        sol = qpsolvers.solve_problem(problem, solver="clarabel", tol_gap_abs=1e-10, tol_gap_rel=1e-10,
-                                      tol_feas=1e-10)
-    return sol
 
 
 # --- general contact: the polyhedral friction cone (Stewart–Trinkle) ------------------------------
@@ -314,7 +288,7 @@ def anitescu_step(M, tau, v, h, phi, J, mu=0.0, num_directions=4, form="primal")
     (The notes print the dual's linear term as (1/h) φ Σ βᵢ, which is this
     with v⁻ = 0; the J_β v⁻ term appears when the Lagrangian is expanded.)
 
-    ``form``: "primal" (the QP in v', Clarabel via qpsolvers), "dual" (the QP
+    ``form``: "primal" (the QP in v', Clarabel, :func:`lib.convex.qp`), "dual" (the QP
     in β, same solver), or "lemke" (the dual's optimality conditions, an LCP
     with a positive semidefinite matrix, by :func:`lib.lcp.lemke`). The three
     give the same v'; the impulses β need not be unique (a table on four
@@ -333,16 +307,16 @@ def anitescu_step(M, tau, v, h, phi, J, mu=0.0, num_directions=4, form="primal")
     v_minus = v + h * M_inv @ tau
     offset = phi[owner] / h                      # (1/h) φ_c for each row
     if form == "primal":
-        sol = solve_qp(M, -M @ v_minus, G=-Jb, g=offset)
+        sol = convex.qp(M, -M @ v_minus, G=-Jb, g=offset)
         if not sol.found:
-            return _failed("failed", f"Clarabel did not solve the primal QP: {sol.extras.get('status')}")
+            return _failed("failed", f"Clarabel did not solve the primal QP: status {sol.status}")
         beta = np.maximum(sol.z, 0.0)
         reason = "primal QP solved by Clarabel"
     elif form == "dual":
         W = Jb @ M_inv @ Jb.T
-        sol = solve_qp(W, offset + Jb @ v_minus, lb=np.zeros(len(offset)))
+        sol = convex.qp(W, offset + Jb @ v_minus, lb=np.zeros(len(offset)))
         if not sol.found:
-            return _failed("failed", f"Clarabel did not solve the dual QP: {sol.extras.get('status')}")
+            return _failed("failed", f"Clarabel did not solve the dual QP: status {sol.status}")
         beta = np.maximum(sol.x, 0.0)
         reason = "dual QP solved by Clarabel"
     else:
@@ -381,7 +355,7 @@ def todorov_step(M, tau, v, h, phi, J, mu=0.0, B=0.0, K=0.0, eps=0.0, b=0.0, con
     ``cone="soc"`` uses the friction cone itself,
     FC = {f_n ≥ 0, ‖f_t‖ ≤ μ f_n}, a second-order cone (solved by Clarabel
     as an SOCP); ``cone="polyhedral"`` writes λ_c = Σ_j β_{c,j} [1, μ d̂_j],
-    β ≥ 0, a QP (Clarabel via qpsolvers). Planar contacts (one tangent)
+    β ≥ 0, a QP (Clarabel, :func:`lib.convex.qp`). Planar contacts (one tangent)
     use |f_t| ≤ μ f_n, which is both. Returns a :class:`ContactStep`;
     ``lam`` holds the impulses h λ, ``multipliers`` the forces λ (or β).
 
@@ -413,16 +387,17 @@ def todorov_step(M, tau, v, h, phi, J, mu=0.0, B=0.0, K=0.0, eps=0.0, b=0.0, con
             rays[ci, 0, ci, :] = 1.0
             rays[ci, 1:, ci, :] = mu[ci] * dirs.T
         G = rays.reshape(k * (1 + d), k * m)
-        sol = solve_qp(G.T @ P @ G, G.T @ c, lb=np.zeros(k * m))
+        sol = convex.qp(G.T @ P @ G, G.T @ c, lb=np.zeros(k * m))
         if not sol.found:
-            return _failed("failed", f"Clarabel did not solve the polyhedral dual: {sol.extras.get('status')}")
+            return _failed("failed", f"Clarabel did not solve the polyhedral dual: status {sol.status}")
         multipliers = np.maximum(sol.x, 0.0)
         forces = G @ multipliers
         reason = "polyhedral dual QP solved by Clarabel"
     else:
-        forces, status = _solve_cone_qp(P, c, k, d, mu)
-        if forces is None:
-            return _failed("failed", f"Clarabel did not solve the conic dual: {status}")
+        sol = _solve_cone_qp(P, c, k, d, mu)
+        if not sol.found:
+            return _failed("failed", f"Clarabel did not solve the conic dual: status {sol.status}")
+        forces = sol.x
         multipliers = forces
         reason = "conic dual solved by Clarabel"
     lam = h * forces.reshape(k, 1 + d)
@@ -431,9 +406,9 @@ def todorov_step(M, tau, v, h, phi, J, mu=0.0, B=0.0, K=0.0, eps=0.0, b=0.0, con
 
 
 def _solve_cone_qp(P, c, k, d, mu):
-    """min ½ λᵀPλ + cᵀλ with each λ_c = [f_n, f_t…] in its friction cone, by Clarabel; (λ, status).
+    """min ½ λᵀPλ + cᵀλ with each λ_c = [f_n, f_t…] in its friction cone; a :class:`lib.convex.ConvexSolution`.
 
-    Clarabel's constraint form is A λ + s = b_vec with s in a cone. For the
+    The constraint form of :func:`lib.convex.solve` is A λ + s = b with s in a cone. For the
     second-order cone, s = [μ f_n, f_t1, f_t2] (so A = −diag(μ, 1, 1), b = 0);
     a frictionless contact has f_n ≥ 0 and f_t = 0; a planar one
     μ f_n ∓ f_t ≥ 0.
@@ -448,45 +423,33 @@ def _solve_cone_qp(P, c, k, d, mu):
 
         if d == 0:
             rows = [row([-1.0])]
-            cones.append(clarabel.NonnegativeConeT(1))
+            cones.append(("nonnegative", 1))
         elif mu[ci] == 0.0:
             rows = [row([-1.0] + [0.0] * d)] + [row([0.0] + list(np.eye(d)[i])) for i in range(d)]
-            cones += [clarabel.NonnegativeConeT(1), clarabel.ZeroConeT(d)]
+            cones += [("nonnegative", 1), ("zero", d)]
         elif d == 1:
             rows = [row([-mu[ci], 1.0]), row([-mu[ci], -1.0])]
-            cones.append(clarabel.NonnegativeConeT(2))
+            cones.append(("nonnegative", 2))
         else:
             rows = [row([-mu[ci], 0.0, 0.0]), row([0.0, -1.0, 0.0]), row([0.0, 0.0, -1.0])]
-            cones.append(clarabel.SecondOrderConeT(3))
+            cones.append(("soc", 3))
         blocks += rows
-    A = sp.csc_matrix(np.array(blocks))
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-10
-    solver = clarabel.DefaultSolver(sp.triu(sp.csc_matrix(P), format="csc"), np.asarray(c, dtype=float), A,
-                                    np.zeros(A.shape[0]), cones, settings)
-    sol = solver.solve()
-    if sol.status != clarabel.SolverStatus.Solved:
-        return None, str(sol.status)
-    return np.array(sol.x), str(sol.status)
+    return convex.solve(P, c, np.array(blocks), np.zeros(len(blocks)), cones)
 
 
 # --- simulating protocol systems with contact ---------------------------------------------------------
 
 @dataclass(frozen=True)
-class ContactTrajectory:
-    """A time-stepping simulation: t (N + 1,), q and v (N + 1, n), impulses lam (N, k, 1 + d) per step.
+class ContactTrajectory(Trajectory):
+    """A time-stepping simulation: a :class:`lib.system.Trajectory` (N + 1 samples) with the impulses lam (N, k, 1 + d).
 
     >>> from lib.particle import PointMass
     >>> ball = PointMass()
-    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], 0.1, 3, ball.ground_contact, mu=0.5)
+    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], contacts=ball.ground_contact, h=0.1, steps=3, mu=0.5)
     >>> traj.q.shape, traj.lam.shape
     ((4, 2), (3, 1, 2))
     """
 
-    t: np.ndarray
-    q: np.ndarray
-    v: np.ndarray
     lam: np.ndarray
 
 
@@ -501,7 +464,7 @@ def _contact_data(contacts, q):
     return c
 
 
-def simulate_contact(system, q0, v0, h, steps, contacts, u=None, mu=0.0, method="lcp", **options):
+def simulate_contact(system, q0, v0, *, contacts, h, steps, u=None, mu=0.0, method="lcp", **options):
     """Time-step a protocol system with contact: one contact step per time step, then q' = q + h v'.
 
     ``contacts(q)`` returns (φ, J) — φ (k,), J (k, 1 + d, n) — or an object
@@ -513,7 +476,7 @@ def simulate_contact(system, q0, v0, h, steps, contacts, u=None, mu=0.0, method=
 
     >>> from lib.particle import PointMass
     >>> ball = PointMass(m=1.0, dim=2)
-    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], 0.1, 3, ball.ground_contact, mu=0.5)
+    >>> traj = simulate_contact(ball, [0.0, 0.0], [1.0, 0.0], contacts=ball.ground_contact, h=0.1, steps=3, mu=0.5)
     >>> traj.v[:, 0].round(4)                    # sliding: v_x drops by μ g h per step
     array([1.    , 0.5095, 0.019 , 0.    ])
     """
@@ -537,17 +500,3 @@ def simulate_contact(system, q0, v0, h, steps, contacts, u=None, mu=0.0, method=
         V.append(v)
         L.append(s.lam)
     return ContactTrajectory(t, np.array(Q), np.array(V), np.array(L))
-
-
-# --- old paths: the worked examples moved to their own modules ----------------------
-_MOVED = {name: "cart_wall" for name in ("CartWallStep", "CartWallTrajectory", "cart_wall_lcp", "cart_wall_step",
-                                         "cart_wall_closed_form", "cart_wall_batch", "cart_wall_gauss_qp",
-                                         "relaxed_cart_wall_step", "cart_wall_simulate")}
-_MOVED |= {name: "brick" for name in ("BrickStep", "brick_friction_lcp", "brick_friction_step",
-                                      "brick_friction_closed_form", "brick_friction_batch", "hydroplaning_first_step",
-                                      "SlidingRun", "hydroplaning", "hydroplaning_sweep")}
-_MOVED |= {"Box": "box", "BoxTrajectory": "box", "simulate_box": "box", "PointMass": "particle"}
-
-
-def __getattr__(name):
-    return aliases.moved(__name__, _MOVED, name)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from lib.cart_wall import (cart_wall_batch, cart_wall_closed_form, cart_wall_gauss_qp, cart_wall_lcp, cart_wall_simulate,
-                           cart_wall_step, relaxed_cart_wall_step)
+from lib.cart_wall import (cart_wall_batch, cart_wall_closed_form, cart_wall_gauss_qp, cart_wall_lcp,
+                           cart_wall_step, relaxed_cart_wall_step, simulate_cart_wall)
 from lib.lcp import complementarity_certificate
 
 
@@ -43,7 +43,7 @@ def test_cart_wall_figure_grid():
 
 def test_cart_wall_simulation_is_inelastic():
     """Coming in at −1 m/s from 0.25 m: the cart reaches the wall and stops there (no bounce, no penetration)."""
-    traj = cart_wall_simulate(1.0, 0.01, 0.25, -1.0, 60)
+    traj = simulate_cart_wall(1.0, 0.25, -1.0, h=0.01, steps=60)
     np.testing.assert_allclose(traj.q, np.maximum(0.25 - traj.t, 0.0), atol=1e-12)
     assert np.abs(traj.v[30:]).max() <= 1e-12             # at rest against the wall
     assert traj.f[25] == pytest.approx(1.0 / 0.01)        # the impulse m|v| = 1 N·s over one step
@@ -74,10 +74,10 @@ def test_relaxed_cart_wall_force_at_a_distance():
 def test_relaxed_cart_wall_converges_to_the_lcp():
     """Shrinking b, ε, κ together, the relaxed trajectory approaches the LCP's (error about proportional to κ)."""
     h, steps = 1e-3, 800
-    lcp = cart_wall_simulate(1.0, h, 0.5, -1.0, steps)
+    lcp = simulate_cart_wall(1.0, 0.5, -1.0, h=h, steps=steps)
     errors = []
     for r in (0.1, 0.01, 0.001):
-        relaxed = cart_wall_simulate(1.0, h, 0.5, -1.0, steps, method="relaxed", b=r, eps=r, kappa=r)
+        relaxed = simulate_cart_wall(1.0, 0.5, -1.0, h=h, steps=steps, method="relaxed", b=r, eps=r, kappa=r)
         errors.append(np.abs(relaxed.q - lcp.q).max())
         assert h * np.abs(relaxed.v - lcp.v).sum() < 2 * r
     assert errors[0] > errors[1] > errors[2]
@@ -95,6 +95,6 @@ def test_bad_input_raises_value_error_naming_it():
     with pytest.raises(ValueError, match=r"q must contain only finite numbers; q\[0\] = inf"):
         cart_wall_closed_form(1.0, 0.1, [np.inf], 0.0)
     with pytest.raises(ValueError, match="steps"):
-        cart_wall_simulate(1.0, 0.1, 0.0, 0.0, 0)
+        simulate_cart_wall(1.0, 0.0, 0.0, h=0.1, steps=0)
     with pytest.raises(ValueError, match="method"):
-        cart_wall_simulate(1.0, 0.1, 0.0, 0.0, 5, method="euler")
+        simulate_cart_wall(1.0, 0.0, 0.0, h=0.1, steps=5, method="euler")

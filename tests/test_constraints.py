@@ -31,7 +31,7 @@ def test_constrained_particle_matches_minimal_coordinate_pendulum():
     particle, rod = pendulum_as_particle(pendulum)
     theta0, omega0 = 2.0, 1.5                       # a large swing, far from the small-angle regime
     q0, v0 = particle_state(pendulum.l, theta0, omega0)
-    constrained = simulate_constrained(particle, rod, q0, v0, 2.0, num=80, rtol=1e-9, atol=1e-9)
+    constrained = simulate_constrained(particle, q0, v0, constraint=rod, t_final=2.0, num=80, rtol=1e-9, atol=1e-9)
     minimal = pendulum.simulate([theta0], [omega0], 2.0, num=80, rtol=1e-9, atol=1e-9)
     p, pd = particle_state(pendulum.l, minimal.q[:, 0], minimal.v[:, 0])
     np.testing.assert_allclose(constrained.q, p, atol=1e-6)
@@ -109,9 +109,9 @@ def test_four_bar_drifts_without_baumgarte_and_not_with_it():
     """RK4 at h = 0.02 s for 5 s: ‖h‖ grows to millimetres without stabilization, stays below 1e-4 m with α = 5."""
     fb = FourBar()
     q0, v0 = fb.assemble(theta1=0.3, theta1_dot=6.0)
-    free = simulate_constrained(fb.tree, fb.closure, q0, v0, 5.0, h=0.02)
-    held = simulate_constrained(fb.tree, fb.closure, q0, v0, 5.0, h=0.02, alpha=5.0)
-    h_free, h_held = np.linalg.norm(free.h, axis=1), np.linalg.norm(held.h, axis=1)
+    free = simulate_constrained(fb.tree, q0, v0, constraint=fb.closure, t_final=5.0, h=0.02)
+    held = simulate_constrained(fb.tree, q0, v0, constraint=fb.closure, t_final=5.0, h=0.02, alpha=5.0)
+    h_free, h_held = np.linalg.norm(free.residual, axis=1), np.linalg.norm(held.residual, axis=1)
     assert h_free[-1] > 1e-3
     assert h_free[-1] > 3 * h_free[len(h_free) // 2]      # it keeps growing
     assert h_held.max() < 1e-4
@@ -123,10 +123,10 @@ def test_baumgarte_residual_follows_the_critically_damped_solution():
     particle, rod = pendulum_as_particle(SimplePendulum(m=1.0, l=1.0))
     q0, v0 = np.array([0.3, -1.1]), np.array([0.5, 0.2])
     alpha = 3.0
-    traj = simulate_constrained(particle, rod, q0, v0, 2.0, alpha=alpha, num=50, rtol=1e-10, atol=1e-12)
+    traj = simulate_constrained(particle, q0, v0, constraint=rod, t_final=2.0, alpha=alpha, num=50, rtol=1e-10, atol=1e-12)
     h0, hd0 = rod.h(q0)[0], rod.velocity_residual(q0, v0)[0]
     t = traj.t
-    np.testing.assert_allclose(traj.h[:, 0], (h0 + (hd0 + alpha * h0) * t) * np.exp(-alpha * t), atol=1e-8)
+    np.testing.assert_allclose(traj.residual[:, 0], (h0 + (hd0 + alpha * h0) * t) * np.exp(-alpha * t), atol=1e-8)
 
 
 def test_baumgarte_term_matches_formula():
@@ -141,7 +141,7 @@ def test_driven_crank_turns_at_constant_speed_and_motor_work_is_energy():
     omega = 2.0
     q0, v0 = fb.assemble(theta1=0.2, theta1_dot=omega)
     drive = PrescribedVelocity(n=3, index=0, omega=omega)
-    traj = simulate_constrained(fb.tree, StackedConstraint([fb.closure, drive]), q0, v0, 1.5,
+    traj = simulate_constrained(fb.tree, q0, v0, constraint=StackedConstraint([fb.closure, drive]), t_final=1.5,
                                 num=600, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(traj.q[:, 0], 0.2 + omega * traj.t, atol=1e-7)
     torque = traj.lam[:, 2]
@@ -158,9 +158,9 @@ def test_velocity_constraint_stabilization_decays_exponentially():
     omega, alpha = 2.0, 4.0
     q0, v0 = fb.assemble(theta1=0.2, theta1_dot=omega + 0.5)
     drive = PrescribedVelocity(n=3, index=0, omega=omega)
-    traj = simulate_constrained(fb.tree, StackedConstraint([fb.closure, drive]), q0, v0, 1.0, alpha=alpha,
+    traj = simulate_constrained(fb.tree, q0, v0, constraint=StackedConstraint([fb.closure, drive]), t_final=1.0, alpha=alpha,
                                 num=40, rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(traj.h[:, 2], 0.5 * np.exp(-alpha * traj.t), atol=1e-7)
+    np.testing.assert_allclose(traj.residual[:, 2], 0.5 * np.exp(-alpha * traj.t), atol=1e-7)
 
 
 def test_symbolic_constraint_matches_hand_written_rod():
@@ -179,10 +179,10 @@ def test_four_bar_conserves_energy_and_closure():
     """Unforced and without friction, the closed chain keeps its energy: constraint forces do no work."""
     fb = FourBar()
     q0, v0 = fb.assemble(theta1=1.0, theta1_dot=3.0)
-    traj = simulate_constrained(fb.tree, fb.closure, q0, v0, 1.5, num=30, rtol=1e-10, atol=1e-10)
+    traj = simulate_constrained(fb.tree, q0, v0, constraint=fb.closure, t_final=1.5, num=30, rtol=1e-10, atol=1e-10)
     energy = np.array([fb.tree.energy(q, v) for q, v in zip(traj.q, traj.v)])
     np.testing.assert_allclose(energy, energy[0], atol=1e-6)
-    assert np.abs(traj.h).max() < 1e-7
+    assert np.abs(traj.residual).max() < 1e-7
 
 
 def test_wrong_shape_jacobian_is_rejected_by_name():
@@ -220,13 +220,13 @@ def test_nonpositive_alpha_is_rejected_by_name(alpha):
     with pytest.raises(ValueError, match="alpha"):
         constrained_dynamics(particle, rod, [0.0, -1.0], [0.0, 0.0], alpha=alpha)
     with pytest.raises(ValueError, match="alpha"):
-        simulate_constrained(particle, rod, [0.0, -1.0], [0.0, 0.0], 1.0, alpha=alpha)
+        simulate_constrained(particle, [0.0, -1.0], [0.0, 0.0], constraint=rod, t_final=1.0, alpha=alpha)
     with pytest.raises(ValueError, match="alpha"):
         PrescribedVelocity(2, 0, 1.0).acceleration_form([0.0, 0.0], [0.0, 0.0], alpha=alpha)
 
 
 def test_bad_parameters_are_rejected_by_name():
-    """A zero rod, a drive on a missing coordinate, an unset parameter, the step given twice: named."""
+    """A zero rod, a drive on a missing coordinate, an unset parameter, a step under an earlier name: named."""
     with pytest.raises(ValueError, match="l must"):
         DistanceConstraint(l=0.0)
     with pytest.raises(ValueError, match="index"):
@@ -234,8 +234,8 @@ def test_bad_parameters_are_rejected_by_name():
     with pytest.raises(ValueError, match="params"):
         SymbolicConstraint([sp.Symbol("x") - sp.Symbol("L")], [sp.Symbol("x")])
     particle, rod = pendulum_as_particle(SimplePendulum())
-    with pytest.raises(ValueError, match="give the step once"):
-        simulate_constrained(particle, rod, [0.0, -1.0], [0.0, 0.0], 1.0, h=0.01, dt=0.01)
+    with pytest.raises(TypeError, match="dt"):
+        simulate_constrained(particle, [0.0, -1.0], [0.0, 0.0], constraint=rod, t_final=1.0, dt=0.01)
     with pytest.raises(ValueError, match="Constraint objects, got str"):
         StackedConstraint([rod, "rod"])
     with pytest.raises(ValueError, match=r"rows J of contact 'wall' must have shape \(k, 2\), got shape \(1, 3\)"):
@@ -293,11 +293,11 @@ def test_finite_difference_jdot_matches_the_analytic_one():
         np.testing.assert_allclose(numeric.rows_dot_v(q, v), hump.rows_dot_v(q, v), rtol=1e-6, atol=1e-8)
 
 
-def test_the_old_step_name_and_method_spelling_still_work():
-    """simulate_constrained(dt=…, method="symplectic euler") is simulate_constrained(h=…, method="symplectic_euler")."""
+def test_the_step_is_h_and_symplectic_euler_has_one_spelling():
+    """h=0.01 gives 51 samples up to 0.5 s; "symplectic euler" (with a space) is an unknown method, named."""
     particle, rod = pendulum_as_particle(SimplePendulum())
     q0, v0 = particle_state(1.0, 0.5, 0.0)
-    old = simulate_constrained(particle, rod, q0, v0, 0.5, dt=0.01, alpha=10.0, method="symplectic euler")
-    new = simulate_constrained(particle, rod, q0, v0, 0.5, h=0.01, alpha=10.0, method="symplectic_euler")
-    np.testing.assert_array_equal(old.q, new.q)
-    assert old.t[-1] == 0.5 and len(old.t) == 51, f"51 samples up to 0.5 s, got {len(old.t)} up to {old.t[-1]}"
+    traj = simulate_constrained(particle, q0, v0, constraint=rod, t_final=0.5, h=0.01, alpha=10.0, method="symplectic_euler")
+    assert traj.t[-1] == 0.5 and len(traj.t) == 51, f"51 samples up to 0.5 s, got {len(traj.t)} up to {traj.t[-1]}"
+    with pytest.raises(ValueError, match="method must be one of"):
+        simulate_constrained(particle, q0, v0, constraint=rod, t_final=0.5, h=0.01, method="symplectic euler")

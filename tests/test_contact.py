@@ -142,8 +142,8 @@ def settle(model, m=0.5, t_final=0.4):
     """Rest penetration of a ball put down touching the floor, found by simulating until it settles."""
     ball = PlanarRigidBody.disk(m=m, r=0.1)
     run = simulate_ivp(CompliantSystem(ball, PlaneContact(ball), model), [0.0, 0.1, 0.0], [0.0, 0.0, 0.0],
-                       t_final, method="BDF", rtol=1e-6, atol=1e-10, num=20)
-    return 0.1 - run.trajectory.q[-1, 1]
+                       t_final=t_final, method="BDF", rtol=1e-6, atol=1e-10, num=20)
+    return 0.1 - run.q[-1, 1]
 
 
 def test_linear_penetration_scales_as_m_g_over_k():
@@ -167,8 +167,8 @@ def test_undamped_landing_reaches_the_energy_balance_depth():
     k, h = 1e4, 0.05
     ball = PlanarRigidBody.disk(m=1.0, r=0.1)
     run = simulate_ivp(CompliantSystem(ball, PlaneContact(ball), CompliantContact(k=k)), [0.0, 0.1 + h, 0.0],
-                       [0.0, 0.0, 0.0], 0.15, method="DOP853", rtol=1e-10, atol=1e-12, num=6000)
-    deepest = 0.1 - run.trajectory.q[:, 1].min()
+                       [0.0, 0.0, 0.0], t_final=0.15, method="DOP853", rtol=1e-10, atol=1e-12, num=6000)
+    deepest = 0.1 - run.q[:, 1].min()
     assert deepest == pytest.approx(max_penetration(1.0, k, np.sqrt(2 * G * h)), rel=1e-4)
 
 
@@ -178,10 +178,10 @@ def test_hunt_crossley_undamped_landing_matches_energy_balance_root():
     ball = PlanarRigidBody.disk(m=m, r=0.1)
     model = CompliantContact(k=k, model="hunt-crossley", p=1.5)
     run = simulate_ivp(CompliantSystem(ball, PlaneContact(ball), model), [0.0, 0.1 + h, 0.0], [0.0, 0.0, 0.0],
-                       0.13, method="DOP853", rtol=1e-10, atol=1e-12, num=6000)
+                       t_final=0.13, method="DOP853", rtol=1e-10, atol=1e-12, num=6000)
     v_in = np.sqrt(2 * G * h)
     x = brentq(lambda x: 0.4 * k * x**2.5 - m * G * x - 0.5 * m * v_in**2, 1e-9, 1.0)
-    assert 0.1 - run.trajectory.q[:, 1].min() == pytest.approx(x, rel=1e-4)
+    assert 0.1 - run.q[:, 1].min() == pytest.approx(x, rel=1e-4)
 
 
 def test_sliding_brick_stops_at_the_coulomb_distance():
@@ -191,9 +191,9 @@ def test_sliding_brick_stops_at_the_coulomb_distance():
     model = CompliantContact(k=k, b=np.sqrt(k * box.m / 2), mu_s=0.6, mu_d=0.4, v_s=1e-3)
     y_rest = 0.1 - box.m * G / (2 * k)                    # two corners share the weight
     run = simulate_ivp(CompliantSystem(box, PlaneContact(box), model), [0.0, y_rest, 0.0], [1.0, 0.0, 0.0],
-                       0.4, method="BDF", rtol=1e-5, atol=1e-9, num=50)
-    assert run.trajectory.q[-1, 0] == pytest.approx(1.0 / (2 * 0.4 * G), rel=1e-2)
-    assert abs(run.trajectory.v[-1, 0]) < 1e-3
+                       t_final=0.4, method="BDF", rtol=1e-5, atol=1e-9, num=50)
+    assert run.q[-1, 0] == pytest.approx(1.0 / (2 * 0.4 * G), rel=1e-2)
+    assert abs(run.v[-1, 0]) < 1e-3
 
 
 def test_box_at_rest_on_four_corners_shares_its_weight():
@@ -250,11 +250,11 @@ def test_stiff_solver_needs_fewer_evaluations_on_stiff_contact():
     ball = PlanarRigidBody.disk(m=1.0, r=0.1)
     sys = CompliantSystem(ball, PlaneContact(ball), CompliantContact(k=k, b=2 * np.sqrt(k)))
     q0 = [0.0, 0.1 - G / k + 1e-5, 0.0]
-    runs = {m: simulate_ivp(sys, q0, [0.0, 0.0, 0.0], 0.3, method=m, rtol=1e-5, atol=1e-9, num=5)
+    runs = {m: simulate_ivp(sys, q0, [0.0, 0.0, 0.0], t_final=0.3, method=m, rtol=1e-5, atol=1e-9, num=5)
             for m in ("RK45", "BDF")}
     assert runs["RK45"].nfev > 2 * runs["BDF"].nfev
     for run in runs.values():
-        assert 0.1 - run.trajectory.q[-1, 1] == pytest.approx(G / k, rel=1e-3)
+        assert 0.1 - run.q[-1, 1] == pytest.approx(G / k, rel=1e-3)
 
 
 # --- the penetration-normal ambiguity -----------------------------------------------------------------
@@ -336,3 +336,20 @@ def test_wrong_shape_jacobians_are_rejected_by_name():
         PlanarRigidBody(points=((0.0, 0.0, 0.0),))
     with pytest.raises(ValueError, match="method"):
         explicit_step_limit(1.0, 1e4, method="euler")
+
+
+def test_simulate_ivp_integrates_the_system_s_own_qdot():
+    """A body spinning about z at ω = 0.8: its quaternion is (cos(ωt/2), 0, 0, sin(ωt/2)), not q0 + t v.
+
+    The free rigid body's q (a unit quaternion, 4 entries) is not its velocity
+    (the angular velocity, 3 entries): simulate_ivp must integrate q̇ = qdot(q, v).
+    """
+    from lib.manipulators import FreeRigidBody
+
+    body = FreeRigidBody(np.diag([1.0, 1.0, 2.0]))
+    run = simulate_ivp(body, [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.8], t_final=2.0, method="DOP853", rtol=1e-10,
+                       atol=1e-12, num=5)
+    assert run.q.shape == (5, 4) and run.v.shape == (5, 3), f"q {run.q.shape}, v {run.v.shape}"
+    for t, q in zip(run.t, run.q):
+        np.testing.assert_allclose(q, [np.cos(0.4 * t), 0.0, 0.0, np.sin(0.4 * t)], atol=1e-8)
+    np.testing.assert_allclose(run.q, body.simulate([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.8], 2.0, num=5).q, atol=1e-8)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lib.integrators import (METHODS, energy_error, explicit_euler, integrate, integrate_fixed_step, rk4,
+from lib.integrators import (METHODS, energy_error, explicit_euler, integrate_fixed_step, rk4, simulate_fixed_step,
                              stormer_verlet, symplectic_euler)
 from lib.manipulators import FreeRigidBody
 from lib.particle import PointMass
@@ -103,7 +103,7 @@ def test_symplectic_maps_preserve_area_on_the_nonlinear_pendulum():
 def test_integrate_a_protocol_system_rk4_matches_the_adaptive_solver():
     p = SimplePendulum(m=1.0, l=1.0, b=0.2)
     ref = p.simulate([1.0], [0.0], 2.0, u=[0.3], num=201)
-    traj = integrate(p, [1.0], [0.0], 0.005, 400, method="rk4", u=[0.3])
+    traj = simulate_fixed_step(p, [1.0], [0.0], h=0.005, steps=400, method="rk4", u=[0.3])
     np.testing.assert_allclose(traj.t[::2], ref.t, atol=1e-12)
     np.testing.assert_allclose(traj.q[::2], ref.q, atol=1e-8)
     np.testing.assert_allclose(traj.v[::2], ref.v, atol=1e-8)
@@ -113,7 +113,7 @@ def test_integrate_a_pendulum_long_horizon_energy_errors():
     """Explicit Euler gains energy steadily; symplectic Euler and Verlet stay bounded around E(0)."""
     p = SimplePendulum()
     h, steps = 0.05, 1200  # about 30 swings
-    drift = {m: energy_error(p, integrate(p, [1.0], [0.0], h, steps, method=m)) for m in METHODS}
+    drift = {m: energy_error(p, simulate_fixed_step(p, [1.0], [0.0], h=h, steps=steps, method=m)) for m in METHODS}
     assert drift["euler"][-1] > 10.0
     for m in ("symplectic_euler", "verlet"):
         assert np.max(np.abs(drift[m])) < 0.5
@@ -140,19 +140,15 @@ def test_fixed_step_lands_on_t_final_and_matches_integrate():
     assert len(t) == 12 and t[-1] == 1.05 and t[-2] == pytest.approx(1.0), f"times {t}"
     assert q[-1, 0] == pytest.approx(np.cos(1.05), abs=1e-6)
     pend = SimplePendulum()
-    traj = integrate(pend, [0.3], [0.0], 0.01, 50, method="verlet")
+    traj = simulate_fixed_step(pend, [0.3], [0.0], h=0.01, steps=50, method="verlet")
     t, q, v = integrate_fixed_step(lambda t, q, v: pend.forward_dynamics(q, v), [0.3], [0.0], 0.5, 0.01, "verlet")
     np.testing.assert_allclose(q, traj.q, rtol=0, atol=1e-13)
-    # the earlier spelling of symplectic Euler is still understood
-    np.testing.assert_array_equal(
-        integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 0.3, 0.1, "symplectic euler")[1],
-        integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 0.3, 0.1, "symplectic_euler")[1])
 
 
 def test_symplectic_euler_free_fall_closed_form():
     """Free fall: v_N = v0 − N g h and z_N = z0 + N h v0 − g h² N (N + 1)/2 (the new velocity moves the mass)."""
     ball, h, N, G = PointMass(m=2.0, dim=2), 0.01, 50, 9.81
-    traj = integrate(ball, [0.0, 1.0], [0.5, 2.0], h, N, method="symplectic_euler")
+    traj = simulate_fixed_step(ball, [0.0, 1.0], [0.5, 2.0], h=h, steps=N, method="symplectic_euler")
     assert traj.v[-1, 1] == pytest.approx(2.0 - N * G * h)
     assert traj.q[-1, 1] == pytest.approx(1.0 + N * h * 2.0 - G * h**2 * N * (N + 1) / 2)
     assert traj.q[-1, 0] == pytest.approx(0.5 * N * h)
@@ -164,9 +160,9 @@ def test_symplectic_euler_free_fall_closed_form():
     (lambda: rk4(OSC, [1.0, 0.0], 0.1, 2.5), "steps"),
     (lambda: symplectic_euler(FORCE, VELOCITY, [1.0, 2.0], [0.0], 0.1, 5), "p0"),
     (lambda: stormer_verlet(FORCE, VELOCITY, [1.0], [0.0], 0.0, 5), "h"),
-    (lambda: integrate(SimplePendulum(), [0.0], [0.0], 0.1, 5, method="leapfrog"), "method"),
-    (lambda: integrate(SimplePendulum(), [0.0, 1.0], [0.0], 0.1, 5), "q"),
-    (lambda: integrate(FreeRigidBody(np.eye(3)), [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0], 0.1, 5), "system"),
+    (lambda: simulate_fixed_step(SimplePendulum(), [0.0], [0.0], h=0.1, steps=5, method="leapfrog"), "method"),
+    (lambda: simulate_fixed_step(SimplePendulum(), [0.0, 1.0], [0.0], h=0.1, steps=5), "q"),
+    (lambda: simulate_fixed_step(FreeRigidBody(np.eye(3)), [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0], h=0.1, steps=5), "system"),
     (lambda: integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, -0.1), "h"),
     (lambda: integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, 0.1, "leapfrog"), "method"),
 ])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import qpsolvers
-import scipy.sparse as sp
+import scipy.sparse as sparse
 
 from lib.lcp import (CYCLING_EXAMPLE, ITERATION_LIMIT, NO_SOLUTION, RAY_TERMINATION, SOLVED, brute_force_lcp,
                      complementarity_certificate, complementary_solutions, format_trace, lcp_batch, lemke,
@@ -217,7 +217,7 @@ def test_qp_as_lcp_matches_a_qp_solver():
     res = lemke(M, q)
     assert res.solved, res.reason
     x = res.z[:n]
-    ref = qpsolvers.solve_qp(sp.csc_matrix(Q), c, sp.csc_matrix(-A), -b, lb=np.zeros(n), solver="clarabel")
+    ref = qpsolvers.solve_qp(sparse.csc_matrix(Q), c, sparse.csc_matrix(-A), -b, lb=np.zeros(n), solver="clarabel")
     np.testing.assert_allclose(x, ref, atol=1e-6)
 
 

@@ -1,5 +1,7 @@
 """lib.homework: the helpers the homework test cells share."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -130,3 +132,69 @@ def test_without_lib_names_an_unknown_method():
         with without_lib("mass_matrx"):
             pass
     assert lib.DoublePendulum().mass_matrix(Q).shape == (2, 2)
+
+
+def test_numpy_array_accepts_arrays_and_says_how_to_mend_the_rest():
+    """An array of the right shape comes back as floats; a list, a wrong shape: an AssertionError saying what to do."""
+    from lib.homework import numpy_array
+
+    got = numpy_array(np.array([[1, 2], [3, 4]]), "M", (2, 2))
+    assert got.dtype == float and got.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert numpy_array(np.arange(3), "v").tolist() == [0.0, 1.0, 2.0], "without a shape any shape passes"
+    with pytest.raises(AssertionError, match=r"M must be a numpy array; yours is a list \(wrap it in np.array"):
+        numpy_array([[1.0, 0.0], [0.0, 1.0]], "M", (2, 2))
+    with pytest.raises(AssertionError, match=r"M must have shape \(2, 2\), got \(2, 3\)"):
+        numpy_array(np.zeros((2, 3)), "M", (2, 2))
+    with pytest.raises(AssertionError, match="v must be a numpy array; yours is a tuple"):
+        numpy_array((1.0, 2.0), "v")
+
+
+def test_every_homework_takes_numpy_array_from_lib_homework():
+    """The helper is defined once: no homework source defines its own numpy_array."""
+    import json
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).resolve().parent.parent / "exercises").glob("hw*/hw*.ipynb")):
+        code = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code")
+        assert "def numpy_array" not in code, f"{path.name} defines numpy_array again; import it from lib.homework"
+        if "numpy_array(" in code:
+            assert re.search(r"from lib\.homework import [\w, ]*\bnumpy_array\b", code), f"{path.name} must import it"
+
+
+def homework_lib_names():
+    """(notebook, "module.name") for every lib name a homework source's code calls as lib.x.y or switches off."""
+    import json
+    from pathlib import Path
+
+    found = set()
+    for path in sorted((Path(__file__).resolve().parent.parent / "exercises").glob("hw*/hw*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            code = "".join(cell["source"])
+            found |= {(path.name, m[len("lib."):]) for m in re.findall(r"\blib\.[a-z_]+\.[A-Za-z_]+", code)
+                      if not m.startswith("lib.homework")}
+            found |= {(path.name, m) for m in re.findall(r'"([a-z_]+\.[A-Za-z_]+)"', code)}
+            for module, names in re.findall(r'f"(\w+)\.\{name\}" for name in \(([^)]*)\)', code):
+                found |= {(path.name, f"{module}.{n}") for n in re.findall(r'"(\w+)"', names)}
+    return sorted(found)
+
+
+def test_the_homework_uses_and_switches_off_every_lib_name_at_its_home():
+    """lib.cart_wall.cart_wall_step, not lib.timestepping.cart_wall_step: each name where it is defined."""
+    import importlib
+
+    names = homework_lib_names()
+    assert len(names) > 50, f"the homework sources should use many lib names, found {len(names)}"
+    wrong = []
+    for notebook, dotted in names:
+        module_name, name = dotted.split(".")
+        try:
+            module = importlib.import_module(f"lib.{module_name}")
+        except ModuleNotFoundError:
+            continue                                  # a string such as "q.shape", not a lib module
+        obj = getattr(module, name, None)
+        home = getattr(obj, "__module__", module.__name__) if obj is not None else None
+        if home != module.__name__:
+            wrong.append(f"{notebook}: lib.{dotted} ({'missing' if obj is None else 'defined in ' + home})")
+    assert not wrong, "names the homework uses away from their home: " + "; ".join(wrong)

@@ -168,7 +168,7 @@ def test_chapter_7_box_is_drawn_above_the_floor_in_every_frame():
     matplotlib.use("Agg")
     box = Box(m=1.0, size=(0.4, 0.2, 0.1))
     drop = simulate_box(box, [0.0, 0.0, 0.3], rotation([0.35, 0.25, 0.1]), [0.6, 0.0, 0.0], [0.0, 0.0, 1.5],
-                        0.01, 120, mu=0.5)
+                        h=0.01, steps=120, mu=0.5)
     lowest = min(box.corners(p, R)[:, 2].min() for p, R in zip(drop.p, drop.R))
     assert lowest > -1e-6, f"the simulated box goes {-lowest:.2g} m into the floor"
     fig, draw, times = box_scene(box, drop, frames=25)
@@ -199,7 +199,7 @@ def chapter_7_box_scene():
 
     box = Box(m=1.0, size=(0.4, 0.2, 0.1))
     drop = simulate_box(box, [0.0, 0.0, 0.3], rotation([0.35, 0.25, 0.1]), [0.6, 0.0, 0.0], [0.0, 0.0, 1.5],
-                        0.01, 120, mu=0.5)
+                        h=0.01, steps=120, mu=0.5)
     return box, drop, plotting.box_scene(box, drop)
 
 

@@ -10,7 +10,7 @@ from lib.particle import PointMass
 from lib.pendulum import SimplePendulum
 from lib.rigid_body import rotation
 from lib.timestepping import (anitescu_rows, anitescu_step, dynamics_terms, friction_directions, lcp_contact_step,
-                              simulate_contact, solve_qp, stewart_trinkle_lcp, todorov_step)
+                              simulate_contact, stewart_trinkle_lcp, todorov_step)
 
 
 G = 9.81
@@ -33,15 +33,6 @@ def test_dynamics_terms_are_the_mass_matrix_and_the_generalized_force():
     assert M[0, 0] == pytest.approx(4.0), f"M = m l² = 4, got {M[0, 0]}"
     assert tau[0] == pytest.approx(-G * 2.0 * np.sin(0.4) - 0.3 * 0.7 + 0.2)
     np.testing.assert_allclose(np.linalg.solve(M, tau), p.forward_dynamics(q, v, [0.2]))
-
-
-def test_solve_qp_returns_the_multiplier_of_an_active_constraint():
-    """min ½ x² − x subject to x ≤ 0.25: x = 0.25 and the multiplier is the gradient's pull, 1 − 0.25."""
-    sol = solve_qp([[1.0]], [-1.0], G=[[1.0]], g=[0.25])
-    assert sol.found
-    assert sol.x[0] == pytest.approx(0.25, abs=1e-8) and sol.z[0] == pytest.approx(0.75, abs=1e-8)
-    free = solve_qp([[1.0]], [-1.0], G=[[1.0]], g=[2.0])
-    assert free.x[0] == pytest.approx(1.0, abs=1e-8) and free.z[0] == pytest.approx(0.0, abs=1e-8)
 
 
 def test_stewart_trinkle_reduces_to_the_brick():
@@ -102,7 +93,7 @@ def test_friction_directions_are_symmetric():
 def test_simulate_contact_point_mass_matches_brick():
     """simulate_contact on a protocol system: a pushed point mass follows the brick's closed form step by step."""
     body, h, mu = PointMass(m=1.0, dim=2), 0.05, 0.2
-    traj = simulate_contact(body, [0.0, 0.0], [0.5, 0.0], h, 20, body.ground_contact, mu=mu,
+    traj = simulate_contact(body, [0.0, 0.0], [0.5, 0.0], h=h, steps=20, contacts=body.ground_contact, mu=mu,
                             u=lambda t, q, v: np.array([3.0 * np.sin(5 * t), 0.0]))
     v = 0.5
     for i in range(20):
@@ -240,7 +231,7 @@ def test_bad_input_raises_value_error_naming_it():
     with pytest.raises(ValueError, match="eps"):
         todorov_step(M, tau, v, 0.01, phi, J, eps=-1.0)
     with pytest.raises(ValueError, match="method"):
-        simulate_contact(PointMass(), [0, 0], [0, 0], 0.01, 5, PointMass().ground_contact, method="euler")
+        simulate_contact(PointMass(), [0, 0], [0, 0], h=0.01, steps=5, contacts=PointMass().ground_contact, method="euler")
     broken = J.copy()
     broken[1, 2, 3] = np.nan
     with pytest.raises(ValueError, match=r"J must contain only finite numbers; J\[1,2,3\] = nan"):
