@@ -60,7 +60,12 @@ def axe_source():
 
 
 def set_dark(page):
-    """Switch the theme to its dark mode, as its own button does (pydata-sphinx-theme's data-theme)."""
+    """Switch the theme to its dark mode, as its own button does (pydata-sphinx-theme's data-theme).
+
+    The theme fades colours from one mode to the other; transitions are
+    switched off first, so that contrast is measured on the final colours.
+    """
+    page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
     page.evaluate("""() => {
       document.documentElement.dataset.mode = "dark";
       document.documentElement.dataset.theme = "dark";
