@@ -27,7 +27,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # The environment's own Jupyter kernel, config and data: never the user's.
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: help setup book pdf test check bench release grade feedback export serve clean
+.PHONY: help setup axe book pdf test check bench release grade feedback export serve clean
 
 help:
 	@sed -n '1,7p' Makefile
@@ -41,6 +41,16 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $@
 
 setup: $(STAMP)
+
+# axe-core, the accessibility engine the site tests run in the browser
+# (tests/test_accessibility.py): pinned in package.json and package-lock.json,
+# installed from the npm registry into node_modules/ (never served to readers).
+AXE := node_modules/axe-core/axe.min.js
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+axe: $(AXE)
 
 # --- the website --------------------------------------------------------
 # The chapters are executed in parallel into the execution cache before Sphinx
@@ -65,7 +75,7 @@ $(NBVAL_DIR): $(CHAPTERS) $(TEMPLATE) | setup
 	rm -rf $@ && mkdir -p $@
 	for f in $(CHAPTERS) $(TEMPLATE); do $(BIN)/jupytext --quiet --to ipynb -o $@/$$(basename $${f%.md}).ipynb $$f; done
 
-test: book pdf $(NBVAL_DIR)
+test: book pdf $(NBVAL_DIR) $(AXE)
 	$(PYTEST) $(XDIST) --doctest-modules lib tests $(NBVAL_DIR) --nbval-lax
 
 # The quick tier while writing: lib's tests and doctests (not the grading round

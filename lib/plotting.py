@@ -24,14 +24,20 @@ import json
 import re
 
 import numpy as np
+from cycler import cycler
 
 from . import checks
 
 # Matplotlib's player draws its buttons with a Font Awesome style sheet fetched
 # from a CDN. The website is read offline, so the link is dropped and each icon
-# is replaced by plain text (every button keeps its title and aria-label).
+# is replaced by a text glyph hidden from screen readers (every button keeps
+# its title and aria-label, which name what it does).
 _CDN_LINK = re.compile(r"<link[^>]*font-awesome[^>]*>", re.IGNORECASE)
 _ICON = re.compile(r'<i class="fa ([a-z\- ]+)"></i>')
+_PLAYER_IMG = re.compile(r'<img id="_anim_img(\w+)">')
+_PLAYER_RANGE = re.compile(r'(<input id="_anim_slider(\w+)" type="range"[^>]*>)')
+_PLAYER_FORM = re.compile(r'<form title="Repetition mode" aria-label="Repetition mode" '
+                          r'(action="#n" name="_anim_loop_select\w+"\s+class="anim-state">)(.*?)</form>', re.DOTALL)
 _ICON_TEXT = {
     "fa-minus": "&minus;",
     "fa-fast-backward": "|&#9664;&#9664;",
@@ -111,24 +117,32 @@ def player(fig, draw, times, mode="loop"):
         html = anim.to_jshtml(default_mode=mode)
     finally:
         plt.close(fig)
-    return offline_player(html, frames)
+    return offline_player(html, frames, times)
 
 
-def offline_player(html, frames):
-    """Wrap the HTML of ``FuncAnimation.to_jshtml()`` so it plays offline in a static page (what :func:`player` does last).
+def offline_player(html, frames, times=None):
+    """Wrap the HTML of ``FuncAnimation.to_jshtml()`` so it plays offline in a static page and reads aloud (what :func:`player` does last).
 
     Matplotlib's player links a Font Awesome style sheet from a CDN; it is
-    dropped and the buttons are drawn as text. ``frames`` is the number of
-    frames (for the short repr). Animations are made with :func:`player`.
+    dropped and the buttons are drawn as text glyphs hidden from screen
+    readers (each button is named by its aria-label: "Play", "Pause", …).
+    The player's parts get what assistive technology needs: the picture a
+    text alternative (a fallback here; on the website, the cell's
+    ``mystnb: image: alt:`` text, see ``_ext/accessibility.py``), the frame
+    control a visible label "time", the time it shows beside it and as its
+    ``aria-valuetext`` (``times``: the frames' times in seconds), the
+    repetition buttons a named radio group. Nothing plays until the reader
+    presses Play, and Pause stops it. ``frames`` is the number of frames
+    (for the short repr). Animations are made with :func:`player`.
 
     >>> offline_player('<link href="https://cdn/font-awesome.css"><i class="fa fa-play"></i>', 1)
     <animation: 1 frames, 0.00 MB of HTML>
     >>> str(offline_player('<i class="fa fa-play"></i>', 1))
-    '&#9654;'
+    '<span aria-hidden="true">&#9654;</span>'
 
     Introduced in: chapter 2.
     """
-    return AnimationHTML(_offline(html), int(frames))
+    return AnimationHTML(_accessible_player(_offline(html), int(frames), times), int(frames))
 
 
 class SliderHTML(_InlineHTML):
@@ -248,18 +262,24 @@ def slider(draw, labels=None, **grids):
     uid = f"course-slider-{next(_SLIDER_IDS)}-{digest}"
     shown = [[_value_text(x) for x in v] for v in values]
     hide = ' style="display: none"'
+    # A frame's text alternative says which values it shows; on the website the
+    # cell's alt text (mystnb: image: alt:) is put in front (_ext/accessibility.py).
+    details = [_html.escape(", ".join(f"{labels.get(n, n)} = {_value_text(x)}" for n, x in params.items()))
+               for params, _ in images]
     frames = "\n".join(
         f'<img data-frame="{k}" src="data:image/png;base64,{data}" '
-        f'alt="{_html.escape(", ".join(f"{n} = {_value_text(x)}" for n, x in params.items()))}"'
-        f'{hide if k else ""}>'
-        for k, (params, data) in enumerate(images))
+        f'alt="{details[k]}" data-course-alt="{details[k]}"{hide if k else ""}>'
+        for k, (_, data) in enumerate(images))
+    # The <label> names the control; the value it stands at is announced from
+    # aria-valuetext, so the <output> beside it (shown to the eye) is not also
+    # a live region.
     controls = "\n".join(
         f'<div class="course-slider-control" style="display: flex; align-items: center; gap: 0.6em">'
         f'<label for="{uid}-{j}">{_html.escape(str(labels.get(name, name)))}</label> '
         f'<input type="range" id="{uid}-{j}" min="0" max="{len(v) - 1}" step="1" value="0" '
         f'style="flex: 0 1 16em; min-width: 6em" '
         f'aria-valuetext="{_html.escape(shown[j][0])}"> '
-        f'<output for="{uid}-{j}">{_html.escape(shown[j][0])}</output></div>'
+        f'<output for="{uid}-{j}" aria-live="off">{_html.escape(shown[j][0])}</output></div>'
         for j, (name, v) in enumerate(zip(names, values)))
     script = _SLIDER_JS % {"id": uid, "values": json.dumps(shown).replace("</", "<\\/")}
     page = (f'<div class="course-slider" id="{uid}">\n{frames}\n'
@@ -273,9 +293,58 @@ def _value_text(x):
 
 
 def _offline(html):
-    """Drop the CDN style sheet from matplotlib's player and draw the buttons as text."""
+    """Drop the CDN style sheet from matplotlib's player and draw the buttons as text glyphs."""
     html = _CDN_LINK.sub("", html)
-    return _ICON.sub(lambda m: _ICON_TEXT.get(m.group(1), "&#8226;"), html)
+    return _ICON.sub(lambda m: f'<span aria-hidden="true">{_ICON_TEXT.get(m.group(1), "&#8226;")}</span>', html)
+
+
+# Keeps the time the player shows beside its frame control, and the control's
+# aria-valuetext, in step with the frame: matplotlib's Animation object
+# (created a moment after the page loads) gets its set_frame wrapped.
+_PLAYER_JS = """<script>
+(function () {
+  var id = "%(id)s", times = %(times)s;
+  var control = document.getElementById("_anim_slider" + id);
+  var shown = document.getElementById("_anim_time" + id);
+  function say(k) {
+    shown.textContent = times[k];
+    control.setAttribute("aria-valuetext", times[k] + ", frame " + (k + 1) + " of " + times.length);
+  }
+  setTimeout(function () {
+    var anim = window["anim" + id];
+    if (!anim) { return; }
+    var setFrame = anim.set_frame;
+    anim.set_frame = function (k) { setFrame.call(anim, k); say(k); };
+    say(anim.current_frame);
+  }, 0);
+})();
+</script>"""
+
+
+def _accessible_player(html, frames, times=None):
+    """Name every part of matplotlib's player for assistive technology (see :func:`offline_player`)."""
+    match = _PLAYER_IMG.search(html)
+    if not match:
+        return html
+    uid = match.group(1)
+    if times is not None and len(times) == frames:
+        spoken = [f"t = {float(t):.2f} s" for t in times]
+        fallback = f"Animation from t = {float(times[0]):.2f} s to {float(times[-1]):.2f} s"
+    else:
+        spoken = [f"frame {k + 1}" for k in range(frames)]
+        fallback = f"Animation of {frames} frames"
+    html = _PLAYER_IMG.sub(f'<img id="_anim_img{uid}" alt="{fallback}" data-course-alt="">', html, count=1)
+    html = _PLAYER_RANGE.sub(
+        lambda m: (f'<label for="_anim_slider{uid}" class="anim-time-label">time</label>\n'
+                   + m.group(1).replace("<input ", f'<input aria-valuetext="{spoken[0]}" ', 1)
+                   + f'\n<output id="_anim_time{uid}" for="_anim_slider{uid}" aria-live="off" '
+                     f'class="anim-time">{spoken[0]}</output>'),
+        html, count=1)
+    html = _PLAYER_FORM.sub(
+        lambda m: (f'<form {m.group(1)}<div role="radiogroup" aria-label="Repetition mode">'
+                   f'{m.group(2)}</div></form>'), html, count=1)
+    html = html.replace("<button title=", '<button type="button" title=')
+    return html + "\n" + _PLAYER_JS % {"id": uid, "times": json.dumps(spoken)}
 
 
 def _times(t, n_samples):
@@ -656,11 +725,20 @@ def balls_scene(runs, ball, frames=60, dpi=60, lift=0.75):
     return fig, draw, t
 
 
+#: The lines of a figure, told apart by more than colour: the Okabe-Ito
+#: colours, which readers with any common colour-vision deficiency still
+#: tell apart (each at least 3:1 against the white background, WCAG 1.4.11),
+#: each with its own dash pattern. A chapter that picks a colour for a line
+#: still gets the next dash pattern.
+LINE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000")
+LINE_STYLES = ("-", "--", "-.", ":", (0, (6, 2, 1, 2, 1, 2)))
+
 #: The course's matplotlib settings (:func:`use_style`). A figure is drawn at
 #: 100 dpi and at most 7.2 in wide, so its PNG is shown at 80 % of its size or
 #: more in the 1280 px page (tests/test_site.py measures the scale); a 9 pt
 #: legend or tick label is 12.5 px in the PNG, hence at least 10 px on screen.
 STYLE = {
+    "axes.prop_cycle": cycler(color=LINE_COLORS, linestyle=LINE_STYLES),
     "figure.dpi": 100,
     "savefig.dpi": "figure",
     "figure.figsize": (6.4, 3.0),
@@ -684,13 +762,16 @@ def use_style():
     Figures are drawn at 100 dpi, 6.4 in wide unless a chapter asks
     otherwise (at most 7.2 in), with legends and tick labels at 9 pt: on the
     1280 px page that is at least 10 px of text. A chapter does not pass
-    smaller font sizes of its own.
+    smaller font sizes of its own. Successive lines differ in colour (a
+    colour-blind-safe set) and in dash pattern (:data:`LINE_STYLES`).
 
     >>> import matplotlib
     >>> with matplotlib.rc_context():
     ...     use_style()
     ...     matplotlib.rcParams["legend.fontsize"], matplotlib.rcParams["figure.dpi"]
+    ...     [s["linestyle"] for s in matplotlib.rcParams["axes.prop_cycle"]][:3]
     (9.0, 100.0)
+    ['-', '--', '-.']
 
     Introduced in: chapter 1.
     """

@@ -78,7 +78,7 @@ def group_of(nodeid):
     return path
 
 
-LONG = ("tests/test_site.py", "tests/test_chapter_cache.py", "_build/nbval/")
+LONG = ("tests/test_site.py", "tests/test_accessibility.py", "tests/test_chapter_cache.py", "_build/nbval/")
 
 
 def order_of(group, size):

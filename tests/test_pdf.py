@@ -64,3 +64,16 @@ def test_pdf_contains_no_solution_or_hidden_test(pdf_text):
     assert secrets
     leaks = find_leaks(pdf_text, secrets)
     assert not leaks, f"solutions or hidden tests in the PDF: {sorted(leaks)[:10]}"
+
+
+def test_pdf_is_tagged_with_headings_and_figure_alt_text(pdf_text):
+    """The PDF carries the document's structure: tagged, headings, figures with their cells' alt text."""
+    info = subprocess.run(["pdfinfo", str(PDF)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"^Tagged:\s+yes", info, re.M), "the PDF is not tagged (Chromium's tagged printing is off)"
+    tree = subprocess.run(["pdfinfo", "-struct", str(PDF)], capture_output=True, text=True).stdout
+    headings = re.findall(r"^\s*H[1-6]\b", tree, re.M)
+    assert len(headings) >= 5 * len(chapter_titles()), f"only {len(headings)} headings in the structure tree"
+    figures = re.findall(r"^\s*Figure\b", tree, re.M)
+    assert len(figures) >= 50, f"only {len(figures)} figures in the structure tree"
+    alts = re.findall(rb"/Alt\s*\(", PDF.read_bytes())
+    assert len(alts) >= 50, f"only {len(alts)} figures carry alt text in the PDF"

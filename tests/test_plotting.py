@@ -1,5 +1,6 @@
 """Tests for lib.plotting: the animation player is self-contained and shows the motion asked for."""
 
+import json
 import re
 
 import matplotlib
@@ -52,6 +53,26 @@ def test_animation_is_self_contained(swing):
     assert "<link" not in html
     assert 'class="fa' not in html, "icons come from Font Awesome, which the offline page does not load"
     assert "<script" in html
+
+
+def test_player_names_its_parts_for_assistive_technology(swing):
+    """The picture has a text alternative, the frame control a visible label and a spoken time, the buttons names."""
+    _, traj, html = swing
+    uid = re.search(r'<img id="_anim_img(\w+)" alt="Animation from t = 0.00 s to 1.00 s" data-course-alt="">',
+                    html).group(1)
+    assert f'<label for="_anim_slider{uid}" class="anim-time-label">time</label>' in html
+    assert re.search(rf'<input aria-valuetext="t = 0.00 s" id="_anim_slider{uid}" type="range"', html)
+    assert f'<output id="_anim_time{uid}" for="_anim_slider{uid}" aria-live="off" class="anim-time">' in html
+    assert '<div role="radiogroup" aria-label="Repetition mode">' in html
+    buttons = re.findall(r'<button type="button" title="([^"]+)" aria-label="([^"]+)"', html)
+    assert len(buttons) == 9 and all(t == a for t, a in buttons), "every button is named by what it does"
+    assert "Pause" in dict(buttons), "a moving picture can be paused (WCAG 2.2.2)"
+    glyphs = re.findall(r"<button[^>]*>\s*(.*?)</button>", html, re.DOTALL)
+    assert all(g.startswith('<span aria-hidden="true">') for g in glyphs), "the glyphs are not read out"
+    spoken = json.loads(re.search(r"times = (\[.*?\]);", html).group(1))
+    assert len(spoken) == 12 and spoken[-1] == "t = 1.00 s", "the time of every frame is spoken"
+    assert "play_animation()" not in html.split("new Animation(")[1].split("</script>")[0], \
+        "the player does not start by itself"
 
 
 def test_animation_displays_as_html_with_a_short_repr(swing):
@@ -239,7 +260,8 @@ def test_the_backspin_balls_bounce_apart():
 
 
 # --- the precomputed slider --------------------------------------------------------------
-SLIDER_FRAME = re.compile(r'<img data-frame="(\d+)" src="data:image/png;base64,([^"]+)" alt="([^"]*)"( style="display: none")?>')
+SLIDER_FRAME = re.compile(r'<img data-frame="(\d+)" src="data:image/png;base64,([^"]+)" alt="([^"]*)" '
+                          r'data-course-alt="[^"]*"( style="display: none")?>')
 
 
 def _line(a, b=0.0):
@@ -274,7 +296,10 @@ def test_slider_has_labelled_keyboard_controls_and_no_outside_file():
     control = re.search(r'<label for="([^"]+)">slope a \(1/s\)</label> <input type="range" id="([^"]+)" '
                         r'min="0" max="1" step="1" value="0"[^>]*>', html)
     assert control and control.group(1) == control.group(2), "the label names its control"
-    assert '<output for="%s">0.5</output>' % control.group(1) in html, "the current value is shown"
+    assert '<output for="%s" aria-live="off">0.5</output>' % control.group(1) in html, "the current value is shown"
+    assert 'aria-valuetext="0.5"' in control.group(0), "the value is announced with the control's name"
+    assert 'alt="slope a (1/s) = 1.5" data-course-alt="slope a (1/s) = 1.5"' in html, \
+        "a frame's text alternative names the values it shows by their labels (the site adds the cell's text)"
     assert "http://" not in html and "https://" not in html and "<link" not in html and " src=\"http" not in html
     assert "<script>" in html and 'addEventListener("input"' in html
     assert html._repr_html_() == str(html) and len(repr(html)) < 80

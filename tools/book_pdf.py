@@ -5,7 +5,10 @@ Sphinx's single-page HTML builder puts every chapter, in the order of
 is executed again). Debian's Chromium, driven by Playwright, opens that page
 from the disk, waits until MathJax has typeset every equation and every image
 has loaded, and prints it with the theme's print style. The result is the same
-book as the website (numbering, captions, rendered math, bibliography), in A4.
+book as the website (numbering, captions, rendered math, bibliography), in A4,
+as a tagged PDF (its structure tree holds the headings, paragraphs, lists,
+tables and figures with their alt text, in reading order) with bookmarks from
+the headings. README ("Accessibility") says what the tags do not carry.
 
 We print the HTML rather than go through LaTeX: the site's MathJax, figures
 and captions are printed as the reader sees them, and the only system package
@@ -77,7 +80,11 @@ def print_pdf(page, out, timeout_ms=180_000):
             tab.add_style_tag(content=PRINT_CSS)
             tab.emulate_media(media="print")
             out.parent.mkdir(parents=True, exist_ok=True)
+            # A tagged PDF (Chromium's generateTaggedPDF): headings, paragraphs, lists,
+            # tables and figures with their alt text in the structure tree, in reading
+            # order; and an outline (bookmarks) from the headings.
             tab.pdf(path=str(out), format="A4", print_background=True, prefer_css_page_size=True,
+                    tagged=True, outline=True,
                     display_header_footer=True, header_template="<span></span>",
                     footer_template='<div style="font-size:8px;width:100%;text-align:center;">'
                                     '<span class="pageNumber"></span></div>')
