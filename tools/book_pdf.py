@@ -41,7 +41,6 @@ PRINT_CSS = """
 .header-article, .prev-next-area, .headerlink, .copybtn, .toggle-button { display: none !important; }
 .bd-main .bd-content .bd-article-container { max-width: 100% !important; }
 pre { white-space: pre-wrap !important; word-break: break-word; font-size: 8pt !important; }
-h1 { break-before: page; }
 img { max-width: 100% !important; }
 mjx-container[display="true"] { overflow: visible !important; }
 """
