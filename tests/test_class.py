@@ -12,7 +12,6 @@ larger than one file may be.
 
 import hashlib
 import os
-import shutil
 import stat
 import zipfile
 from pathlib import Path
@@ -24,6 +23,7 @@ from autograder import submissions
 from autograder.cli import main
 from autograder.course import Course
 from autograder.outcomes import FAILED, GRADED, Outcomes
+from tests.scratch import answered, scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
@@ -40,9 +40,7 @@ def padded(nb, mb):
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    root = tmp_path_factory.mktemp("class-course")
-    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    root = scratch_course(tmp_path_factory.mktemp("class-course"))
     with pytest.MonkeyPatch.context() as env:
         env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
         env.setenv("RBD_HANDIN_FILE_MB", str(LIMIT_MB))
@@ -53,15 +51,7 @@ def course(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def right(course):
-    source = nbformat.read(str(REPO / "exercises" / "hw01" / "hw01.ipynb"), as_version=4)
-    answers = {c.metadata.nbgrader["grade_id"]: "\n".join(line for line in c.source.splitlines()
-                                                            if "SOLUTION" not in line)
-               for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
-    nb = nbformat.read(str(course.release_dir / "hw01" / "hw01.ipynb"), as_version=4)
-    for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") in answers:
-            cell.source = answers[cell.metadata.nbgrader["grade_id"]]
-    return nb
+    return answered(course.release_dir / "hw01" / "hw01.ipynb")
 
 
 def hashes(folder):

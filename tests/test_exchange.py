@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -28,6 +28,7 @@ from nbgrader.api import Gradebook
 from autograder.cli import main
 from autograder.course import Course
 from autograder.outcomes import FAILED, Outcomes
+from tests.scratch import answered, scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "hw01"
@@ -44,20 +45,6 @@ def nbgrader(cwd, *args, check=True):
     return done.stdout + done.stderr
 
 
-def answered(released):
-    """The released notebook with hw01's reference answers typed in (markers dropped)."""
-    source = nbformat.read(str(REPO / "exercises" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
-    answers = {c.metadata.nbgrader["grade_id"]: "\n".join(line for line in c.source.splitlines()
-                                                            if "SOLUTION" not in line)
-               for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
-    nb = nbformat.read(str(released), as_version=4)
-    for cell in nb.cells:
-        name = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if name in answers:
-            cell.source = answers[name]
-    return nb
-
-
 def snapshot(*folders):
     """Every file under the folders, path -> sha256 of its bytes."""
     return {str(p): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -69,10 +56,8 @@ def hub(tmp_path_factory):
     """A course folder with a local exchange, hw01 released through it, two students' hand-ins collected."""
     base = tmp_path_factory.mktemp("hub")
     root, exchange = base / "course", base / "exchange"
-    shutil.copytree(REPO / "exercises" / ASSIGNMENT, root / "exercises" / ASSIGNMENT)
-    config = (REPO / "nbgrader_config.py").read_text()
     # a late hand-in loses everything, as nbgrader's own late-penalty setting says
-    (root / "nbgrader_config.py").write_text(config + '\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
+    scratch_course(root, ASSIGNMENT, '\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
     with pytest.MonkeyPatch.context() as env:
         env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
         env.setenv("RBD_EXCHANGE_ROOT", str(exchange))

@@ -26,11 +26,10 @@ from nbgrader.api import Gradebook
 from autograder.cli import main
 from autograder.course import Course
 from autograder.outcomes import FAILED, GRADED, KEPT, Outcomes
+from tests.scratch import answered, scratch_course
+from tests.test_site import browser  # noqa: F401 (the fixture: Debian's Chromium, headless)
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WRITTEN = "answer-gear-friction"
 pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
 
@@ -43,22 +42,13 @@ def free_port():
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    root = tmp_path_factory.mktemp("formgrader") / "course"
-    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    root = scratch_course(tmp_path_factory.mktemp("formgrader") / "course")
     with pytest.MonkeyPatch.context() as env:
         env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
         env.delenv("RBD_EXCHANGE_ROOT", raising=False)
         env.delenv("RBD_COURSE_ROOT", raising=False)
         assert main(["--root", str(root), "release", "hw01"]) == 0
-        source = nbformat.read(str(REPO / "exercises" / "hw01" / "hw01.ipynb"), as_version=4)
-        answers = {c.metadata.nbgrader["grade_id"]: "\n".join(line for line in c.source.splitlines()
-                                                                if "SOLUTION" not in line)
-                   for c in source.cells if c.metadata.get("nbgrader", {}).get("solution")}
-        nb = nbformat.read(str(root / "release" / "hw01" / "hw01.ipynb"), as_version=4)
-        for cell in nb.cells:
-            if cell.metadata.get("nbgrader", {}).get("grade_id") in answers:
-                cell.source = answers[cell.metadata.nbgrader["grade_id"]]
+        nb = answered(root / "release" / "hw01" / "hw01.ipynb")
         hand_ins = root.parent / "hand-ins"
         hand_ins.mkdir()
         nbformat.write(nb, str(hand_ins / "ada.ipynb"))
@@ -95,21 +85,6 @@ def formgrader(course):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("RBD_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"chromium not found at {CHROMIUM}, and RBD_REQUIRE_BROWSER=1")
-        pytest.skip("chromium is not installed (apt-get install chromium); set RBD_REQUIRE_BROWSER=1 to require it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(str(tmp_path_factory.mktemp("profile")),
-                                                        executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield context
-        context.close()
 
 
 def open_page(browser, url):
