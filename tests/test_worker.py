@@ -18,7 +18,7 @@ import pytest
 from autograder import gradebook
 from autograder.cli import main
 from autograder.course import Course
-from autograder.grade import diagnose
+from autograder.verdict import diagnose
 from autograder.worker import GradingWorker
 
 REPO = Path(__file__).resolve().parent.parent
