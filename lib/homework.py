@@ -270,7 +270,8 @@ def self_check(points, passed, written=0, notebook=None):
     tail = f"; the written parts ({written} points) are graded by hand." if written else "."
     print("Grading also runs hidden tests of the same kind" + tail)
     for cell in _unanswered(notebook):
-        print(f"The written answer {cell} still says YOUR ANSWER HERE (in the notebook as last saved).")
+        print(f"The written answer {cell} still says YOUR ANSWER HERE in {notebook} as last saved: if you have "
+              "written it since, save the notebook (Ctrl+S) and run this cell again.")
 
 
 def _unanswered(notebook):

@@ -548,7 +548,9 @@ def test_self_check_names_written_answers_left_blank(tmp_path, monkeypatch, caps
     monkeypatch.chdir(tmp_path)
     nbformat.write(nb, "hw.ipynb")
     self_check({1: 2}, {1: True}, written=3, notebook="hw.ipynb")
-    assert f"The written answer {written[0]} still says YOUR ANSWER HERE" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"The written answer {written[0]} still says YOUR ANSWER HERE" in printed
+    assert "save the notebook" in printed, "the summary reads the file as saved: it must tell the student to save first"
     nbformat.write(source.nb, "hw.ipynb")
     self_check({1: 2}, {1: True}, written=3, notebook="hw.ipynb")
     self_check({1: 2}, {1: True}, written=3, notebook="missing.ipynb")
