@@ -289,12 +289,12 @@ NEIGHBOUR_PROBE = ("\n" + _WRITABLE +
                    "        'module': importlib.util.find_spec('neighbour_plant') is not None,\n"
                    "        'environ': sorted(k for k in os.environ if 'NEIGHBOUR' in k),\n"
                    "        'pi': float(np.pi), 'print': print.__module__,\n"
-                   "        'lib': lib.DoublePendulum.mass_matrix.__module__,\n"
+                   "        'lib': lib.DoublePendulum(m1=1.0, m2=2.0, l1=1.0, l2=0.5).mass_matrix([0.3, 0.4]).tolist(),\n"
                    "        'ipc': open('/proc/sysvipc/shm').read().count('\\n') - 1,\n"
                    "        'processes': len([p for p in os.listdir('/proc') if p.isdigit()])}\n"
                    "print(json.dumps(seen, sort_keys=True))\n")
 NEIGHBOUR_SEES = {"planted": [], "module": False, "environ": [], "pi": 3.141592653589793, "print": "builtins",
-                  "lib": "lib.manipulators", "ipc": 0}
+                  "ipc": 0}   # and "lib": lib's mass matrix at that configuration, as the grader's own lib computes it
 _PLANT = (MASS_MATRIX + _WRITABLE +
           "import sys\n"
           "planted = []\n"
