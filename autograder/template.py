@@ -21,8 +21,9 @@ For each request, three processes are forked:
   keeper's ``waitpid`` returns, so when the keeper reports the status,
   nothing the student started, daemons that double-forked or changed their
   session included, is left;
-* the **init**, process 1 of that namespace: it makes a mount namespace of its
-  own, in which it mounts a new, empty, size-limited tmpfs on ``/tmp`` and a
+* the **init**, process 1 of that namespace: it makes a mount namespace and an
+  IPC namespace of its own (System V shared memory outlives its processes),
+  mounts a new, empty, size-limited tmpfs on ``/tmp`` and a
   ``/proc`` that shows only this namespace's processes, then forks the student
   and reaps whatever ends in the namespace until the student ends, and exits
   with the student's status (128 + N for a signal, as bubblewrap reports);
