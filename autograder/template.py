@@ -81,6 +81,10 @@ def _student(fds, uid, plan):
     if os.getuid() != uid or os.geteuid() != uid or os.getgroups() or int(status["CapEff"], 16) != 0:
         os._exit(111)
     _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl")   # its own /proc/self, as after an exec
+    quiet = os.open("/dev/null", os.O_RDWR)   # not the template's streams: what one child writes there, no other sees
+    for standard in (0, 1, 2):
+        os.dup2(quiet, standard)
+    os.close(quiet)
     keep = sorted({0, 1, 2, *fds})
     for low, high in zip(keep, keep[1:] + [os.sysconf("SC_OPEN_MAX")]):
         os.closerange(low + 1, high)
