@@ -151,6 +151,8 @@ class StudentProcess:
                     died.args = (f"{'CellTimeout' if timeout else 'ProcessDied'}: this cell ended the student's "
                                  f"Python process ({how}); the other cells were run again without it",)
                 raise
+            if self.warm and not heard:
+                warm.worked()
             heard = True
             if "cell" in message:
                 running = message["cell"]

@@ -126,7 +126,8 @@ class Template:
             self.proc = None
 
 
-_template = {"current": None, "refused": ""}
+_template = {"current": None, "refused": "", "failures": 0}
+TRIES = 2   # templates in a row that fail a child before it says a word: then fresh sandboxes only
 
 
 def child(preload, limits, env, to_child, from_child):
@@ -154,14 +155,22 @@ def child(preload, limits, env, to_child, from_child):
 
 
 def broken(why):
-    """The template failed a child before any student code ran in it: fresh sandboxes from now on, saying why."""
+    """The template failed a child before any student code ran in it: the next child comes from a new template,
+    and after :data:`TRIES` such failures in a row, every student gets a fresh sandbox, saying why."""
     template = _template["current"]
     said = ""
     if template is not None and template.proc is not None and template.proc.poll() is not None and template.proc.stderr:
         lines = template.proc.stderr.read().decode(errors="replace").strip().splitlines()
         said = f": {lines[-1][:300]}" if lines else ""
     stop()
-    _template["refused"] = f"the warm template failed ({why}{said}); each student gets a fresh sandbox"
+    _template["failures"] += 1
+    if _template["failures"] >= TRIES:
+        _template["refused"] = f"the warm template failed ({why}{said}); each student gets a fresh sandbox"
+
+
+def worked():
+    """A child of the template answered: failures are counted afresh."""
+    _template["failures"] = 0
 
 
 def refused():

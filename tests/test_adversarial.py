@@ -311,12 +311,15 @@ def test_grading_falls_back_to_a_fresh_sandbox_when_the_template_cannot_start_or
         assert process.start()[0]["error"] == "" and process.warm
     finally:
         process.stop()
-    warm._template["current"].proc.kill()   # the template dies between two students
-    process = student_process.StudentProcess(check, 60, str(course.root))
-    try:
-        assert process.start()[0]["error"] == "" and process.warm   # a new template
-    finally:
-        process.stop()
+    for dies in ("between two students", "as the next child is asked for"):
+        warm._template["current"].proc.kill()
+        if dies == "between two students":
+            warm._template["current"].proc.wait()
+        process = student_process.StudentProcess(check, 60, str(course.root))
+        try:
+            assert process.start()[0]["error"] == "" and process.warm, dies   # from a new template
+        finally:
+            process.stop()
     warm.stop()
     monkeypatch.setattr(warm, "Template", lambda *args: (_ for _ in ()).throw(OSError("no room")))
     process = student_process.StudentProcess(check, 60, str(course.root))
@@ -326,7 +329,7 @@ def test_grading_falls_back_to_a_fresh_sandbox_when_the_template_cannot_start_or
         process.stop()
     assert result["error"] == "" and not process.warm and int(result["stdout"]) == sandbox.UID_BASE + os.getpid()
     assert "no room" in warm.refused()
-    warm._template["refused"] = ""
+    warm._template.update(refused="", failures=0)
 
 
 CLONE_CHECK = """
