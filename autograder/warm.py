@@ -146,11 +146,9 @@ def child(preload, limits, env, to_child, from_child):
             return None
     try:
         return template.fork(to_child, from_child)
-    except OSError as error:   # the template is gone: this student, and the next, start fresh or from a new one
+    except OSError:   # the template is gone: this student gets a fresh sandbox, the next a new template
         template.stop()
         _template["current"] = None
-        _template["refused"] = ""
-        del error
         return None
 
 
