@@ -33,6 +33,9 @@ def build_parser():
     grade.add_argument("--memory-limit", type=int, metavar="MB",
                        help="address-space cap of the grading kernel, 0 for none "
                             "(default: $RBD_GRADE_MEMORY_MB or 4096)")
+    grade.add_argument("--cold", action="store_true",
+                       help="start a fresh sandbox for every student instead of forking each student's process "
+                            "from a warm template (sets RBD_WARM_SANDBOX=0; autograder/warm.py)")
     grade.add_argument("--no-sandbox", action="store_true",
                        help="grade even when the sandbox (bubblewrap) cannot be set up: the students' code then runs "
                             "unconfined, with the resource limits only; for trusted code (sets RBD_NO_SANDBOX=1)")
@@ -95,17 +98,20 @@ def main(argv=None):
                 print(f"released {folder.relative_to(course.root)}/ (no solutions, no hidden tests)")
         elif args.command == "grade":
             from . import grade
-            asked = os.environ.get("RBD_NO_SANDBOX")
+            asked, warm_asked = os.environ.get("RBD_NO_SANDBOX"), os.environ.get("RBD_WARM_SANDBOX")
             if args.no_sandbox:
                 os.environ["RBD_NO_SANDBOX"] = "1"   # read by the grading workers' judges too
+            if args.cold:
+                os.environ["RBD_WARM_SANDBOX"] = "0"   # likewise
             try:
                 grade.grade(course, args.path, args.assignment, force=args.force, time_limit=args.time_limit,
                             memory_mb=args.memory_limit, jobs=args.jobs, dask=args.dask)
             finally:
-                if asked is None:
-                    os.environ.pop("RBD_NO_SANDBOX", None)
-                else:
-                    os.environ["RBD_NO_SANDBOX"] = asked
+                for name, value in (("RBD_NO_SANDBOX", asked), ("RBD_WARM_SANDBOX", warm_asked)):
+                    if value is None:
+                        os.environ.pop(name, None)
+                    else:
+                        os.environ[name] = value
         elif args.command == "feedback":
             from .feedback import feedback
             feedback(course, args.assignment, allow_ungraded=args.allow_ungraded)

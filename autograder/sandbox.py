@@ -41,6 +41,7 @@ from .limits import Limits
 from .processes import kill_group
 
 NOGROUP = 65534
+WARM_UIDS = 16       # user ids a warm template's children take in turn (autograder/template.py)
 UID_BASE = 100_000  # each grading worker's sandboxes run under a user id of their own, so that one student's process limit is not that of a student graded at the same time
 CONFINE = Path(__file__).resolve().with_name("confine.py")
 SYSTEM_LIBRARIES = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache")
@@ -81,6 +82,15 @@ def allow_list():
     return sorted(found)
 
 
+def warm_uids(pid=None):
+    """The first user id of a worker's warm template's children, and how many there are.
+
+    Apart from every worker's own cold user id (``UID_BASE`` + a process id, below
+    ``UID_BASE`` + 2**22, the largest process id Linux allows).
+    """
+    return UID_BASE + (1 << 22) + WARM_UIDS * (pid or os.getpid()), WARM_UIDS
+
+
 def _bwrap_command(plan, handshake, limits):
     """The bubblewrap command line for one student's process (see the module's doc)."""
     args = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user", "--die-with-parent",
@@ -88,7 +98,10 @@ def _bwrap_command(plan, handshake, limits):
     if handshake:   # the grader maps the users (root to set up, then the student's), confine.py switches
         info_w, block_r = handshake
         args += ["--userns-block-fd", str(block_r), "--info-fd", str(info_w)]
-        args += [arg for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_RESOURCE") for arg in ("--cap-add", cap)]
+        caps = ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_RESOURCE")
+        if plan.get("template"):   # to give each child its own namespaces, and to end them
+            caps += ("CAP_SYS_ADMIN", "CAP_KILL")
+        args += [arg for cap in caps for arg in ("--cap-add", cap)]
     else:
         args += ["--disable-userns"]
     args += ["--size", str(limits.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp",
@@ -112,16 +125,24 @@ def _plan(as_root, fds, limits):
             "limits": limits.student()}
 
 
-def start_sandboxed(argv, limits=None, **popen):
-    """Start ``argv`` in the sandbox; the :class:`subprocess.Popen` of bubblewrap. Raises OSError if it cannot start."""
+def start_sandboxed(argv, limits=None, template=False, **popen):
+    """Start ``argv`` in the sandbox; the :class:`subprocess.Popen` of bubblewrap. Raises OSError if it cannot start.
+
+    ``template``: start the warm template (autograder/template.py, autograder/warm.py),
+    which stays root of the sandbox's namespaces; only when the grader is root.
+    """
     limits = limits or Limits.from_environment()
     as_root = os.geteuid() == 0
+    if template and not as_root:
+        raise OSError("a warm template needs a grader that runs as root")
     if not as_root:   # bubblewrap's own way: the instructor's user id inside the namespaces
         command = _bwrap_command(_plan(False, popen.get("pass_fds", ()), limits), None, limits) + list(argv)
         return subprocess.Popen(command, start_new_session=True, **popen)
     handshake, release = os.pipe(), os.pipe()
     extra = (handshake[1], release[0])
-    command = _bwrap_command(_plan(True, popen.get("pass_fds", ()), limits), extra, limits) + list(argv)
+    plan = {"template": True, "fds": list(popen.get("pass_fds", ()))} if template else \
+        _plan(True, popen.get("pass_fds", ()), limits)
+    command = _bwrap_command(plan, extra, limits) + list(argv)
     popen["pass_fds"] = tuple(popen.get("pass_fds", ())) + extra
     try:
         proc = subprocess.Popen(command, start_new_session=True, **popen)
@@ -135,9 +156,9 @@ def start_sandboxed(argv, limits=None, **popen):
     try:
         info = _read_all(handshake[0], 30)
         child = json.loads(info)["child-pid"]
-        uid = UID_BASE + os.getpid()
+        uid, count = warm_uids() if template else (UID_BASE + os.getpid(), 1)
         with open(f"/proc/{child}/uid_map", "w") as uid_map:
-            uid_map.write(f"0 0 1\n{uid} {uid} 1\n")
+            uid_map.write(f"0 0 1\n{uid} {uid} {count}\n")
         with open(f"/proc/{child}/gid_map", "w") as gid_map:
             gid_map.write(f"0 0 1\n{NOGROUP} {NOGROUP} 1\n")
         os.write(release[1], b"1")

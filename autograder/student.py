@@ -150,24 +150,26 @@ def answer(shell, request, timeout, switch):
         sys.stdout, sys.stderr = saved
 
 
-def main():
-    fd_in, fd_out = int(sys.argv[1]), int(sys.argv[2])
-    preload = json.loads(sys.argv[3]) if len(sys.argv) > 3 else []
-    channel = Channel(fd_in, fd_out)
+def warm_up(preload):
+    """Load what every submission needs, before any student code exists: lib, IPython, the setup's modules."""
     os.environ.setdefault("MPLBACKEND", "Agg")
-    # Everything here happens before any student code exists in this process, so a process
-    # can be started ahead of time and wait, ready, for the submission it will be given.
+    import lib.homework  # noqa: F401
+    import IPython.core.interactiveshell  # noqa: F401
+    for module in preload:  # what the assignment's setup cell imports (the instructor's list, not the student's)
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 (the setup cell will report it)
+            pass
+
+
+def serve(channel):
+    """Take one job on ``channel``, run its cells, then answer requests until the channel closes."""
     from lib.homework import LibSwitch
     switch = LibSwitch()  # lib as it is before any student code: what that code does to lib.homework changes nothing
 
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance(colors="NoColor")
-    for module in preload:  # what the assignment's setup cell imports (the instructor's list, not the student's)
-        try:
-            importlib.import_module(module)
-        except Exception:  # noqa: BLE001 (the setup cell will report it)
-            pass
     job = channel.receive()
     if job is None:
         return
@@ -190,6 +192,15 @@ def main():
         except wire.WireError as failure:  # not JSON-able, or too large: say so rather than die
             channel.send({"error": f"the result could not be sent: {failure}"})
 
+
+def main():
+    fd_in, fd_out = int(sys.argv[1]), int(sys.argv[2])
+    preload = json.loads(sys.argv[3]) if len(sys.argv) > 3 else []
+    channel = Channel(fd_in, fd_out)
+    # Everything here happens before any student code exists in this process, so a process
+    # can be started ahead of time and wait, ready, for the submission it will be given.
+    warm_up(preload)
+    serve(channel)
 
 if __name__ == "__main__":
     main()

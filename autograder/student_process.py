@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from . import wire
+from . import warm, wire
 from .confine import WORK, apply_limits
 from .limits import GRACE_S, Limits
 from .processes import die_with_parent, kill_group
@@ -62,6 +62,7 @@ class StudentProcess:
         self.skip = set()      # cells that killed the process: not run again
         self.incidents = {}    # cell index -> how it ended the process or ran out of memory (for the notes)
         self.proc = None
+        self.warm = False      # whether the process is a child of the warm template (autograder/warm.py)
         self.mode = mode()
 
     # --- life cycle ---------------------------------------------------------
@@ -90,9 +91,14 @@ class StudentProcess:
         streams = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        pass_fds=(to_child, from_child))
         try:
+            self.warm = False
             if self.mode == "sandbox":
                 self.workdir = WORK
-                self.proc = start_sandboxed(argv, self.limits, env=env, **streams)
+                if warm.wanted():   # a child of the warm template, or None: then a fresh sandbox
+                    self.proc = warm.child(self.preload, self.limits, env, to_child, from_child)
+                    self.warm = self.proc is not None
+                if not self.warm:
+                    self.proc = start_sandboxed(argv, self.limits, env=env, **streams)
             else:
                 self.scratch = self.workdir = tempfile.mkdtemp(prefix="rbd-student-")
                 uid = unconfined_user()
@@ -117,6 +123,7 @@ class StudentProcess:
         spare = _take_spare(self.course_root, self.preload, self.mode)
         if spare is not None:
             self.proc, self.writer, self.reader, self.buffer = spare.proc, spare.writer, spare.reader, spare.buffer
+            self.warm = spare.warm
             self.workdir, self.scratch = spare.workdir, getattr(spare, "scratch", None)
             try:
                 self._send(dict(job, workdir=self.workdir))
@@ -126,11 +133,17 @@ class StudentProcess:
         if spare is None:
             self._spawn()
             self._send(dict(job, workdir=self.workdir))
-        running = None
+        running, heard = None, False
         while True:
             try:
                 message = self._receive(self.cell_timeout + GRACE_S if running is not None else 120)
             except StudentDied as died:
+                if self.warm and not heard:   # no student code ran yet: the template failed, not the submission
+                    warm.broken(str(died))
+                    self.stop()
+                    self._spawn()
+                    self._send(dict(job, workdir=self.workdir))
+                    continue
                 died.cell = running
                 if running is not None:
                     timeout = "no answer within" in str(died)
@@ -138,6 +151,9 @@ class StudentProcess:
                     died.args = (f"{'CellTimeout' if timeout else 'ProcessDied'}: this cell ended the student's "
                                  f"Python process ({how}); the other cells were run again without it",)
                 raise
+            if self.warm and not heard:
+                warm.worked()
+            heard = True
             if "cell" in message:
                 running = message["cell"]
             elif "done" in message:
@@ -173,7 +189,10 @@ class StudentProcess:
 
     def stop(self):
         if self.proc is not None:
-            kill_group(self.proc)
+            if isinstance(self.proc, warm.Child):
+                self.proc.end()   # returns once nothing the child started is left
+            else:
+                kill_group(self.proc)
             for stream in (getattr(self, "writer", None),):
                 try:
                     stream and stream.close()

@@ -6,7 +6,12 @@ third partly right (one or two answers replaced by a committed typical
 mistake), a third broken (blank, an endless loop, a crash, a file that is not
 a notebook). The class is graded with ``python -m autograder grade`` once with
 one worker and once with one worker per core (all submissions each time,
-``--force``). The floor is plain execution of the reference notebook in a
+``--force``), both ways side by side in the same run: each student's process
+forked from the warm template (autograder/warm.py, the default) and a fresh
+sandbox per student (``RBD_WARM_SANDBOX=0``), the two interleaved so that the
+machine's load falls on both alike. CPU is counted for every process a
+grading command starts (this process is their subreaper, so that a sandbox
+killed with its worker is still reaped and counted). The floor is plain execution of the reference notebook in a
 fresh Jupyter kernel (nbclient), the cost of running the student's code once
 with nothing else; a class of right submissions only (a quarter of the class
 size, at least 20) compares like for like with it. Every submission is graded
@@ -15,7 +20,9 @@ stops, as grading does.
 """
 
 import copy
+import ctypes
 import os
+import resource
 import random
 import shutil
 import subprocess
@@ -36,6 +43,67 @@ CLASS = int(os.environ.get("RBD_BENCH_CLASS", "200"))
 def _autograder(root, *args, env=None):
     subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), *args], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
+def _reap_orphans(seconds=30):
+    """Wait for the processes that outlived their parent (they were handed to this subreaper), so their CPU counts."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                time.sleep(0.05)
+        except ChildProcessError:
+            return
+
+
+class CpuCount:
+    """CPU seconds of this process and everything it starts: a control group of its own where one can be made
+    (cgroup v1 cpuacct, or v2), which counts killed sandboxes too; else what the kernel hands back when
+    processes are reaped (this process is their subreaper), which misses the ones killed with their parent."""
+
+    def __init__(self):
+        self.group, self.how = None, "reaped processes' rusage"
+        for base, usage, scale in (("/sys/fs/cgroup/cpuacct", "cpuacct.usage", 1e-9),
+                                   ("/sys/fs/cgroup/unified", "cpu.stat", 1e-6), ("/sys/fs/cgroup", "cpu.stat", 1e-6)):
+            group = Path(base) / f"rbd-bench-{os.getpid()}"
+            try:
+                group.mkdir()
+                (group / "cgroup.procs").write_text(str(os.getpid()))
+                self.group, self.usage, self.scale, self.base = group, group / usage, scale, Path(base)
+                self.how = f"a control group of its own ({base})"
+                break
+            except OSError:
+                try:
+                    group.rmdir()
+                except OSError:
+                    pass
+
+    def seconds(self):
+        if self.group is not None:
+            text = self.usage.read_text()
+            value = int(text.split()[1]) if text.startswith("usage_usec") else int(text.split()[0])
+            return value * self.scale
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+        return sum(u.ru_utime + u.ru_stime for u in usage)
+
+    def close(self):
+        if self.group is not None:
+            (self.base / "cgroup.procs").write_text(str(os.getpid()))
+            _reap_orphans(5)
+            try:
+                self.group.rmdir()
+            except OSError:
+                pass
+
+
+def _measured(work, count):
+    """(wall seconds, CPU seconds of this process and every process it started) of ``work()``."""
+    before = count.seconds()
+    t0 = time.perf_counter()
+    work()
+    elapsed = time.perf_counter() - t0
+    _reap_orphans()
+    return elapsed, count.seconds() - before
 
 
 def _class(released, source, folder, only_right=False):
@@ -88,34 +156,44 @@ def run():
         right.mkdir()
         _class(released, source, right, only_right=True)
 
-        floors = []
-        for _ in range(3):
-            nb = nbformat.read(source_path, as_version=4)
-            t0 = time.perf_counter()
-            NotebookClient(nb, timeout=600, kernel_name="python3",
-                           resources={"metadata": {"path": str(source_path.parent)}}).execute()
-            floors.append(time.perf_counter() - t0)
-        floor = sorted(floors)[1]
-        rows.append({"benchmark": "hw01: plain execution of the reference, fresh kernel (floor)", "value": floor,
-                     "unit": "s", "note": "nbclient, median of 3"})
-        for jobs in (1, os.cpu_count() or 1):
-            t0 = time.perf_counter()
-            _autograder(course, "grade", str(folder), "--assignment", "hw01", "--force", "--jobs", str(jobs),
-                        env=env)
-            elapsed = time.perf_counter() - t0
-            rows.append({"benchmark": f"hw01: grading a class of {CLASS}, {jobs} worker(s)",
-                         "value": CLASS / elapsed * 60, "unit": "submissions/min",
-                         "note": f"{elapsed / CLASS:.2f} s per submission = {elapsed / CLASS / floor:.2f}x the floor "
-                                 f"(a third right, a third partly right, a third broken)"})
-        one, many = rows[1]["value"], rows[2]["value"]
-        rows.append({"benchmark": "hw01: parallel speed-up", "value": many / one, "unit": "x",
-                     "note": f"{os.cpu_count()} workers against 1"})
-        # Like for like: every submission is the reference's answers, the notebook the floor runs.
-        count = len(list(right.iterdir()))
-        t0 = time.perf_counter()
-        _autograder(course, "grade", str(right), "--assignment", "hw01", "--force", "--jobs", "1", env=env)
-        elapsed = time.perf_counter() - t0
-        rows.append({"benchmark": f"hw01: grading {count} right submissions, 1 worker", "value": elapsed / count,
-                     "unit": "s per submission",
-                     "note": f"{elapsed / count / floor:.2f}x the floor (the same notebook run plainly)"})
+        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER
+        count_cpu = CpuCount()
+        try:
+            _compare(course, folder, right, source_path, env, rows, count_cpu)
+        finally:
+            count_cpu.close()
     return rows
+
+
+def _compare(course, folder, right, source_path, env, rows, count_cpu):
+    """The floor, then each class graded both ways, one way right after the other."""
+    floors = []
+    for _ in range(3):
+        nb = nbformat.read(source_path, as_version=4)
+        client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": str(source_path.parent)}})
+        floors.append(_measured(client.execute, count_cpu))
+    floor, floor_cpu = sorted(floors)[1]
+    rows.append({"benchmark": "hw01: plain execution of the reference, fresh kernel (floor)", "value": floor,
+                 "unit": "s", "note": f"nbclient, median of 3; {floor_cpu:.2f} s of CPU ({count_cpu.how})"})
+    jobs = os.cpu_count() or 1
+    ways = {"warm template": "1", "fresh sandbox": "0"}
+    count = len(list(right.iterdir()))
+    for folder_, workers, size, what in ((folder, jobs, CLASS, "mixed class"), (right, 1, count, "right")):
+        for way, flag in ways.items():
+            way_env = dict(env, RBD_WARM_SANDBOX=flag)
+            elapsed, cpu = _measured(lambda: _autograder(
+                course, "grade", str(folder_), "--assignment", "hw01", "--force", "--jobs", str(workers),
+                env=way_env), count_cpu)
+            each = elapsed / size
+            load = os.getloadavg()[0]
+            if what == "mixed class":
+                rows.append({"benchmark": f"hw01: class of {size}, {workers} worker(s), {way}",
+                             "value": size / elapsed * 60, "unit": "submissions/min",
+                             "note": f"{each:.2f} s per submission = {each / floor:.2f}x the floor; "
+                                     f"{cpu / size:.2f} s CPU per submission; load {load:.1f}"})
+            else:
+                rows.append({"benchmark": f"hw01: {size} right submissions, 1 worker, {way}", "value": each,
+                             "unit": "s per submission",
+                             "note": f"{each / floor:.2f}x the floor (the same notebook run plainly); "
+                                     f"{cpu / size:.2f} s CPU per submission; load {load:.1f}"})

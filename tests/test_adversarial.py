@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from autograder import gradebook, sandbox, student_process
@@ -207,9 +208,128 @@ def test_a_walk_of_the_whole_filesystem_finds_only_the_allow_list(course, decoy,
     assert seen["seen"] > 1000, seen            # it did see the interpreter and the environment
     assert seen["outside"] == [], seen["outside"]
     assert seen["exists"] == {p: p == str(Path(sys.executable).parent) for p in probes}, seen["exists"]
-    assert seen["uid"] == seen["euid"] == sandbox.UID_BASE + os.getpid() and seen["groups"] == [], seen
+    first, count = sandbox.warm_uids()
+    assert seen["uid"] == seen["euid"] and seen["groups"] == [], seen
+    assert (first <= seen["uid"] < first + count) if process.warm else seen["uid"] == sandbox.UID_BASE + os.getpid()
     assert int(seen["caps"], 16) == 0 and seen["no_new_privs"] == "1", seen
-    assert len(seen["processes"]) <= 3, seen["processes"]   # bubblewrap's init and the student: no one else's
+    assert len(seen["processes"]) <= 3, seen["processes"]   # the namespace's init and the student: no one else's
+
+
+# --- the next student: a warm template's children are as apart as fresh sandboxes -------------------
+@pytest.fixture(scope="module")
+def neighbours(course, source, tmp_path_factory):
+    """Each neighbour attack, then an honest submission that looks for its traces, by one worker in turn."""
+    require_sandbox()
+    released = nbformat.read(str(course.release_dir / "hw01" / "hw01.ipynb"), as_version=4)
+    answers = solution_sources(source)
+    probe = {"base": "reference", "replace": {"answer-mass-matrix": answers["answer-mass-matrix"] +
+                                              attacks.NEIGHBOUR_PROBE}}
+    folder = tmp_path_factory.mktemp("neighbours")
+    pairs = []
+    for k, attack in enumerate(attacks.NEIGHBOUR_ATTACKS):
+        before, after = f"n{k}a-{attack['name']}", f"n{k}b-honest"   # graded in this order (names sorted)
+        nbformat.write(build(released, answers, attack), str(folder / f"{before}.ipynb"))
+        nbformat.write(build(released, answers, probe), str(folder / f"{after}.ipynb"))
+        pairs.append((before, after))
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{course.root / 'gradebook.db'}")
+        env.setenv("RBD_CELL_TIMEOUT", "20")
+        assert cli(course.root, "grade", folder, "--assignment", "hw01", "--jobs", "1") == 0
+    outcomes = {o["student"]: o for o in Outcomes(course).all("hw01")}
+    return pairs, outcomes
+
+
+def _printed(course, student, cell):
+    nb = nbformat.read(str(course.student_folder("autograded", student, "hw01") / "hw01.ipynb"), as_version=4)
+    outputs = [o for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == cell for o in c.outputs]
+    return "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream"), outputs
+
+
+@pytest.mark.parametrize("k", range(len(attacks.NEIGHBOUR_ATTACKS)))
+def test_the_student_graded_after_a_neighbour_attack_is_untouched(neighbours, course, k):
+    """Full marks, and the answer cell prints exactly what a process of its own sees: nothing of the attack's."""
+    import lib
+    (before, after), outcomes = neighbours[0][k], neighbours[1]
+    assert outcomes[before]["status"] in (GRADED, FLAGGED), outcomes[before]
+    honest = outcomes[after]
+    assert honest["status"] == GRADED and honest["score"] == 15, (before, honest)
+    printed, outputs = _printed(course, after, "answer-mass-matrix")
+    assert not [o for o in outputs if o.get("output_type") == "error"], outputs
+    seen = json.loads(printed)
+    assert seen.pop("processes") <= 3, (before, seen)   # the namespace's first process and the student's
+    mass = lib.DoublePendulum(m1=1.0, m2=2.0, l1=1.0, l2=0.5).mass_matrix([0.3, 0.4])
+    assert np.allclose(seen.pop("lib"), mass, rtol=1e-12, atol=0), (before, seen)
+    assert seen == attacks.NEIGHBOUR_SEES, (before, seen)
+
+
+def _marked(marker):
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker.encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            pass
+    return found
+
+
+DAEMON = """
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", "{marker}"])
+    os._exit(0)
+time.sleep(0.5)
+print("started")
+"""
+
+
+def test_a_daemon_is_gone_when_its_student_is_done_and_the_next_one_starts(course):
+    """Seen from the machine: nothing a student's process started, double-forked or not, outlives stop()."""
+    require_sandbox()
+    marker = f"rbd-daemon-{os.getpid()}"
+    for _ in range(2):   # the second from the same template, if there is one
+        process = student_process.StudentProcess([(0, DAEMON.format(marker=marker))], 60, str(course.root))
+        try:
+            assert process.start()[0] == {"stdout": "started\n", "error": ""}
+            assert _marked(marker), "the daemon did not start: the test would prove nothing"
+        finally:
+            process.stop()
+        assert _marked(marker) == []
+
+
+def test_grading_falls_back_to_a_fresh_sandbox_when_the_template_cannot_start_or_dies(course, monkeypatch):
+    require_sandbox()
+    from autograder import warm
+    if not warm.wanted():
+        pytest.skip("no warm template here (the grader is not root, or RBD_WARM_SANDBOX=0)")
+    check = [(0, "import os; print(os.getuid())")]
+    warm.stop()
+    process = student_process.StudentProcess(check, 60, str(course.root))
+    try:
+        assert process.start()[0]["error"] == "" and process.warm
+    finally:
+        process.stop()
+    for dies in ("between two students", "as the next child is asked for"):
+        warm._template["current"].proc.kill()
+        if dies == "between two students":
+            warm._template["current"].proc.wait()
+        process = student_process.StudentProcess(check, 60, str(course.root))
+        try:
+            assert process.start()[0]["error"] == "" and process.warm, dies   # from a new template
+        finally:
+            process.stop()
+    warm.stop()
+    monkeypatch.setattr(warm, "Template", lambda *args: (_ for _ in ()).throw(OSError("no room")))
+    process = student_process.StudentProcess(check, 60, str(course.root))
+    try:
+        result = process.start()[0]
+    finally:
+        process.stop()
+    assert result["error"] == "" and not process.warm and int(result["stdout"]) == sandbox.UID_BASE + os.getpid()
+    assert "no room" in warm.refused()
+    warm._template.update(refused="", failures=0)
 
 
 CLONE_CHECK = """

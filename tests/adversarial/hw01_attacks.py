@@ -267,3 +267,98 @@ ATTACKS = [
                                        "print('chatter', file=sys.stderr)\n" + MASS_MATRIX},
      "expect": {"status": "graded", "lost": []}},
 ]
+
+# --- the next student: what a submission leaves behind for whoever is graded after it ------------
+# Each is graded right before an honest submission whose answer cell ends with NEIGHBOUR_PROBE
+# (tests/test_adversarial.py): that one must keep its full marks, and print exactly what an
+# untouched process sees.
+_WRITABLE = ("import os\n"
+             "def writable_folders():\n"
+             "    found = [os.getcwd(), os.path.expanduser('~')]\n"
+             "    for line in open('/proc/self/mounts'):\n"
+             "        _, where, kind, options = line.split()[:4]\n"
+             "        if 'rw' in options.split(',') and kind not in ('proc', 'sysfs'):\n"
+             "            for top, dirs, files in os.walk(where):\n"
+             "                found += [top] if os.access(top, os.W_OK) else []\n"
+             "    return sorted(set(found))\n")
+NEIGHBOUR_PROBE = ("\n" + _WRITABLE +
+                   "import importlib.util, json, sys\n"
+                   "seen = {'planted': sorted(os.path.join(top, name) for where in writable_folders()\n"
+                   "                          for top, dirs, files in os.walk(where) for name in files + dirs\n"
+                   "                          if 'neighbour' in name),\n"
+                   "        'module': importlib.util.find_spec('neighbour_plant') is not None,\n"
+                   "        'environ': sorted(k for k in os.environ if 'NEIGHBOUR' in k),\n"
+                   "        'pi': float(np.pi), 'print': print.__module__,\n"
+                   "        'lib': lib.DoublePendulum(m1=1.0, m2=2.0, l1=1.0, l2=0.5).mass_matrix([0.3, 0.4]).tolist(),\n"
+                   "        'ipc': open('/proc/sysvipc/shm').read().count('\\n') - 1,\n"
+                   "        'processes': len([p for p in os.listdir('/proc') if p.isdigit()])}\n"
+                   "print(json.dumps(seen, sort_keys=True))\n")
+NEIGHBOUR_SEES = {"planted": [], "module": False, "environ": [], "pi": 3.141592653589793, "print": "builtins",
+                  "ipc": 0}   # and "lib": lib's mass matrix at that configuration, as the grader's own lib computes it
+_PLANT = (MASS_MATRIX + _WRITABLE +
+          "import sys\n"
+          "planted = []\n"
+          "for where in writable_folders() + sys.path[:3]:\n"
+          "    for name in ('neighbour-was-here.txt', 'neighbour_plant.py', 'sitecustomize.py', 'usercustomize.py'):\n"
+          "        try:\n"
+          "            with open(os.path.join(where or '.', name), 'w') as planted_file:\n"
+          "                planted_file.write('import os\\nos.environ[\"NEIGHBOUR_PLANTED\"] = \"1\"\\n')\n"
+          "            planted.append(os.path.join(where, name))\n"
+          "        except OSError:\n"
+          "            pass\n"
+          "os.makedirs(os.path.expanduser('~/.ipython/profile_default/startup'), exist_ok=True)\n"
+          "open(os.path.expanduser('~/.ipython/profile_default/startup/neighbour.py'), 'w').write('x = 1')\n"
+          "assert planted, 'nowhere to write'\n")
+_DAEMON = (MASS_MATRIX +
+           "import os, signal, sys, time\n"
+           "student = os.getpid()\n"
+           "if os.fork() == 0:\n"
+           "    os.setsid()\n"
+           "    if os.fork() == 0:   # a daemon: no parent, no session of the grader's, no terminal\n"
+           "        while True:   # wait for this student's process to end: then the next one is graded\n"
+           "            try:\n"
+           "                os.kill(student, 0)\n"
+           "            except ProcessLookupError:\n"
+           "                break\n"
+           "            time.sleep(0.02)\n"
+           "        end = time.time() + 120\n"
+           "        while time.time() < end:\n"
+           "            for pid in os.listdir('/proc'):\n"
+           "                if pid.isdigit() and int(pid) != os.getpid():\n"
+           "                    try:\n"
+           "                        os.kill(int(pid), signal.SIGKILL)\n"
+           "                    except OSError:\n"
+           "                        pass\n"
+           "            for top, dirs, files in os.walk('/tmp'):\n"
+           "                for name in files:\n"
+           "                    try:\n"
+           "                        open(os.path.join(top, name), 'w').write('neighbour')\n"
+           "                    except OSError:\n"
+           "                        pass\n"
+           "            time.sleep(0.02)\n"
+           "    os._exit(0)\n"
+           "time.sleep(0.2)\n")
+_SHARED_MEMORY = (MASS_MATRIX +
+                  "import ctypes\n"
+                  "libc = ctypes.CDLL(None)\n"
+                  "segment = libc.shmget(0x4E45, 4096, 0o1000 | 0o666)   # IPC_CREAT, open to every user\n"
+                  "assert segment >= 0, 'no shared memory'\n")
+_MODULE_STATE = (MASS_MATRIX +
+                 "import builtins, os, sys\n"
+                 "np.pi = 3.0\n"
+                 "lib.DoublePendulum.mass_matrix = lambda self, q: np.zeros((2, 2))\n"
+                 "builtins.print = lambda *a, **k: None\n"
+                 "os.environ['NEIGHBOUR_STATE'] = '1'\n"
+                 "sys.path.insert(0, '/tmp/neighbour')\n"
+                 "sys.modules['json'] = None\n")
+NEIGHBOUR_ATTACKS = [
+    {"name": "neighbour-plants-files", "base": "reference", "replace": {"answer-mass-matrix": _PLANT},
+     "expect": {"status": "graded", "lost": []}},
+    {"name": "neighbour-daemon", "base": "reference", "replace": {"answer-mass-matrix": _DAEMON},
+     "expect": {"status": "flagged for review", "lost": [], "flag": "starts processes"}},
+    {"name": "neighbour-shared-memory", "base": "reference", "replace": {"answer-mass-matrix": _SHARED_MEMORY},
+     "expect": {"status": "flagged for review", "lost": [], "flag": "raw code"}},
+    {"name": "neighbour-module-state", "base": "reference", "replace": {"answer-mass-matrix": _MODULE_STATE},
+     "expect": {"status": "flagged for review", "lost": [], "flag": "replaces part of a library"}},
+]
+ATTACKS += NEIGHBOUR_ATTACKS
