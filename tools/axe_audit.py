@@ -18,7 +18,6 @@ zoom).
 import functools
 import http.server
 import json
-import shutil
 import sys
 import threading
 from pathlib import Path
@@ -26,9 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from book_pdf import CHROMIUM, FLAGS  # noqa: E402 (Debian's Chromium and its headless flags, set down once)
 
 #: The WCAG rule sets the site must pass without a single violation.
 WCAG_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
