@@ -115,13 +115,24 @@ def test_kit_pins_are_the_course_versions_of_what_a_student_needs():
     assert len(kit) <= 15, f"the kit pins {len(kit)} packages: it is meant to be short (what a student needs)"
 
 
+def _catches_import_error(handler):
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError") for n in names)
+
+
 def _imports(source):
     try:
         tree = ast.parse(source)
     except SyntaxError:  # a cell with IPython magic: look at its import lines only
         return set(re.findall(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", source, re.M))
+    # an import guarded by ``except ImportError`` is optional: the code runs without it
+    optional = {id(node) for t in ast.walk(tree) if isinstance(t, ast.Try)
+                and any(_catches_import_error(h) for h in t.handlers)
+                for stmt in t.body for node in ast.walk(stmt)}
     found = set()
     for node in ast.walk(tree):
+        if id(node) in optional:
+            continue
         if isinstance(node, ast.Import):
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -383,3 +394,13 @@ def test_kit_installs_and_runs_a_released_homework(tmp_path):
     for stderr in (blank_err, filled_err):
         noise = [line for line in stderr.splitlines() if "WARNING" in line.upper() or "without encryption" in line]
         assert not noise, "Jupyter warned while running a homework from the kit:\n" + "\n".join(noise)
+
+
+def test_the_import_scan_counts_an_import_the_code_cannot_run_without():
+    """An import the code needs counts; one behind ``except ImportError`` (a fallback) does not."""
+    needed = "import numpy\nfrom myst_nb import glue\n"
+    optional = "try:\n    from myst_nb import glue\nexcept ImportError:\n    glue = None\nimport numpy\n"
+    other = "try:\n    import myst_nb\nexcept KeyError:\n    pass\n"
+    assert _imports(needed) == {"numpy", "myst_nb"}
+    assert _imports(optional) == {"numpy"}
+    assert _imports(other) == {"myst_nb"}

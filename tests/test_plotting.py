@@ -325,3 +325,30 @@ def test_slider_rejects_bad_input_with_a_clear_message(call, message):
     with pytest.raises(ValueError, match=message):
         call()
     assert plt.get_fignums() == []
+
+
+def test_glue_without_the_book_builder_shows_the_value(monkeypatch, capsys):
+    """In the course kit (no myst-nb) a chapter's glue cell runs and shows its value, as on the website's Jupyter."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "myst_nb", None)   # import myst_nb now raises ImportError
+    plotting.glue("settle_rad", 0.1234)
+    assert "0.1234" in capsys.readouterr().out
+    plotting.glue("quiet", 5.678, display=False)
+    assert "5.678" not in capsys.readouterr().out
+
+
+def test_glue_with_the_book_builder_stores_the_value_for_the_text(capsys):
+    """On the website glue is myst-nb's: the value leaves a display output named for {glue}`name`."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    outputs = []
+    shell.display_pub.publish = lambda data, metadata=None, **kw: outputs.append((data, metadata))
+    try:
+        plotting.glue("theta_4s", 0.4321, display=False)
+    finally:
+        InteractiveShell.clear_instance()
+    assert outputs and outputs[0][1]["scrapbook"]["name"] == "theta_4s"
+    plain = [v for k, v in outputs[0][0].items() if k.endswith("text/plain")]
+    assert plain and "0.4321" in plain[0]

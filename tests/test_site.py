@@ -384,3 +384,24 @@ def test_chapter_uses_the_course_style(chapter):
     small = [(text[:m.start()].count("\n") + 1, m.group(0)) for m in FONT_SIZE.finditer(text)
              if float(m.group(1)) < MIN_FONT_PT]
     assert not small, f"{chapter.name}: text below {MIN_FONT_PT} pt (lines {small}); leave sizes to the style"
+
+
+CODE_COLUMNS = 79   # a 14 px monospace line of the 1280 px column holds about 81 characters
+
+
+@pytest.mark.parametrize("chapter", sorted((ROOT / "chapters").glob("*.md")), ids=lambda p: p.stem)
+def test_shown_code_fits_the_column(chapter):
+    """No line of a code cell the page shows open is longer than CODE_COLUMNS characters.
+
+    The same rule the browser test measures in pixels (no code block wider than
+    the column at 1280 px), checked on the source so that it fails without a build.
+    """
+    import jupytext
+
+    long = []
+    for cell in jupytext.read(chapter).cells:
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type != "code" or {"hide-input", "remove-input", "remove-cell"} & set(tags):
+            continue
+        long += [line for line in cell.source.splitlines() if len(line) > CODE_COLUMNS]
+    assert not long, f"{chapter.name}: shown code lines over {CODE_COLUMNS} characters: {long}"
