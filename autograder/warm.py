@@ -146,9 +146,8 @@ def child(preload, limits, env, to_child, from_child):
             return None
     try:
         return template.fork(to_child, from_child)
-    except OSError:   # the template is gone: this student gets a fresh sandbox, the next a new template
-        template.stop()
-        _template["current"] = None
+    except OSError as error:   # the template is gone: this student gets a fresh sandbox, the next a new template
+        broken(f"it ended before it forked a child: {error}")
         return None
 
 
@@ -157,6 +156,11 @@ def broken(why):
     and after :data:`TRIES` such failures in a row, every student gets a fresh sandbox, saying why."""
     template = _template["current"]
     said = ""
+    if template is not None and template.proc is not None:
+        try:
+            template.proc.wait(timeout=2)   # a template on its way out: let it end, to read why
+        except subprocess.TimeoutExpired:
+            pass
     if template is not None and template.proc is not None and template.proc.poll() is not None and template.proc.stderr:
         lines = template.proc.stderr.read().decode(errors="replace").strip().splitlines()
         said = f": {lines[-1][:300]}" if lines else ""

@@ -437,3 +437,36 @@ def test_a_bubblewrap_that_cannot_make_namespaces_stops_grading_and_says_why(cou
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "nothing was graded" in refused.stderr and "No permissions to creating new namespace" in refused.stderr
     assert "user namespaces must be allowed" in refused.stderr and "--no-sandbox" in refused.stderr, refused.stderr
+
+
+def test_a_template_that_cannot_boot_costs_no_student_and_says_why(course, monkeypatch):
+    """A deliberately broken template (in its sandbox, it fails as it boots): every student still runs, in a
+    fresh sandbox, and after warm.TRIES failures in a row the grader stops trying and says why."""
+    require_sandbox()
+    from autograder import warm
+    if not warm.wanted():
+        pytest.skip("no warm template here (the grader is not root, or RBD_WARM_SANDBOX=0)")
+    warm.stop()
+    warm._template.update(refused="", failures=0)
+    real = warm.start_sandboxed
+
+    def broken_boot(argv, *args, **kwargs):
+        boot = "import sys; sys.stderr.write('ImportError: the template is broken on purpose\\n'); sys.exit(3)"
+        return real([argv[0], "-I", "-c", boot, *argv[4:]], *args, **kwargs)
+
+    monkeypatch.setattr(warm, "start_sandboxed", broken_boot)
+    check = [(0, "import os; print(os.getuid())")]
+    try:
+        for student in range(warm.TRIES + 1):
+            process = student_process.StudentProcess(check, 60, str(course.root))
+            try:
+                result = process.start()[0]
+            finally:
+                process.stop()
+            assert result["error"] == "" and int(result["stdout"]) == sandbox.UID_BASE + os.getpid(), \
+                f"student {student} was not run in a fresh sandbox: {result}"
+            assert not process.warm, f"student {student} ran in a child of a template that cannot boot"
+        assert "warm template failed" in warm.refused() and "broken on purpose" in warm.refused(), warm.refused()
+    finally:
+        warm.stop()
+        warm._template.update(refused="", failures=0)
