@@ -250,11 +250,11 @@ def a_row(design, part):
 def test_each_check_can_fail(case, design, ids):
     row = a_row(design, "hw03:test-christoffel")
     if case == "wrong id":
-        text, expected = doctored(design, row, row.replace("hw03:test-christoffel", "hw03:test-christofel")), \
-            "test-christofel"
+        wrong = row.replace("hw03:test-christoffel", "hw03:test-christofel")
+        text, expected = doctored(design, row, wrong), "test-christofel"
     elif case == "written answer":
-        text, expected = doctored(design, row, row.replace("hw03:test-christoffel", "hw03:answer-identifiability")), \
-            "answer-identifiability"
+        written = row.replace("hw03:test-christoffel", "hw03:answer-identifiability")
+        text, expected = doctored(design, row, written), "answer-identifiability"
     elif case == "stale count":
         counts = COUNT.search(coverage_section(design))
         stale = f"{int(counts.group(1)) + 1} of {counts.group(2)} items"
