@@ -68,7 +68,7 @@ def test_a_copied_folder_shows_up_with_its_own_points(tmp_path):
     (copy / "hw99.ipynb").write_text(json.dumps(nb))
     lines = homework_table.rows(tmp_path)
     first, copied = row_of(lines, "hw01"), row_of(lines, "hw99")
-    assert copied[3] == "23 (20 autograded, 3 by hand)" and first[3] == "18 (15 autograded, 3 by hand)"
+    assert copied[3] == "24 (21 autograded, 3 by hand)" and first[3] == "19 (16 autograded, 3 by hand)"
     assert copied[1] == "{doc}`chapters/07_time_stepping_lcp` to {doc}`chapters/09_trajopt_contact`"
     assert copied[2] == "a copy \\| with a bar"
 
