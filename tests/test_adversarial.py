@@ -127,7 +127,7 @@ def graded(course, source, decoy, tmp_path_factory):
 
 def test_the_honest_submission_among_them_gets_full_marks(graded, source):
     honest = graded["honest"]
-    assert honest["status"] == GRADED and honest["score"] == 15, honest
+    assert honest["status"] == GRADED and honest["score"] == attacks.FULL, honest
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
@@ -252,7 +252,7 @@ def test_the_student_graded_after_a_neighbour_attack_is_untouched(neighbours, co
     (before, after), outcomes = neighbours[0][k], neighbours[1]
     assert outcomes[before]["status"] in (GRADED, FLAGGED), outcomes[before]
     honest = outcomes[after]
-    assert honest["status"] == GRADED and honest["score"] == 15, (before, honest)
+    assert honest["status"] == GRADED and honest["score"] == attacks.FULL, (before, honest)
     printed, outputs = _printed(course, after, "answer-mass-matrix")
     assert not [o for o in outputs if o.get("output_type") == "error"], outputs
     seen = json.loads(printed)
@@ -381,7 +381,7 @@ def test_without_the_sandbox_nothing_is_graded_unless_asked(course, source, tmp_
     assert asked.returncode == 0, asked.stdout + asked.stderr
     assert "WITHOUT the sandbox" in asked.stdout, asked.stdout
     outcome = Outcomes(course).get("hw01", "trusted")
-    assert outcome["status"] == GRADED and outcome["score"] == 15, outcome
+    assert outcome["status"] == GRADED and outcome["score"] == attacks.FULL, outcome
     assert any("graded without the sandbox" in note for note in outcome["notes"]), outcome["notes"]
 
 
@@ -418,7 +418,7 @@ def test_a_batch_killed_half_way_resumes_with_every_grade_once(course, source, t
     assert sorted(outcomes) == students
     for i, student in enumerate(students):
         assert outcomes[student]["status"] == GRADED, outcomes[student]
-        assert outcomes[student]["score"] == (15 if i % 2 == 0 else 0), outcomes[student]
+        assert outcomes[student]["score"] == (attacks.FULL if i % 2 == 0 else 0), outcomes[student]
     skipped = second.stdout.count("unchanged since last time")
     assert skipped == len(done_before), second.stdout
     in_book = [s for s in gradebook.students(course, "hw01") if s in students]

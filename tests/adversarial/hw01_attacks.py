@@ -13,6 +13,8 @@ and hidden tests included) lying outside the course folder, in the grader's
 home folder, as an instructor's own checkout would.
 """
 
+from pathlib import Path
+
 import nbformat
 
 MASS_MATRIX = """\
@@ -23,8 +25,13 @@ def mass_matrix(q, m1, m2, l1, l2):
                      [corner, m2 * l2**2]])
 """
 CHAIN_PARAMETERS = "[m1, m2, l1, l2, l1, l2, 0.0, 0.0, 9.81]"  # the 2-link chain with lc = l, I = 0: this pendulum
-ALL = ["test-cartpole-energy", "test-cartpole-forces", "test-mass-matrix", "test-acceleration", "test-energy",
-       "test-motor-side"]
+HW01 = Path(__file__).resolve().parents[2] / "exercises" / "hw01" / "hw01.ipynb"
+# every autograded test cell of homework 1 (the code cells with points), and their points
+AUTOGRADED = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+              for c in nbformat.read(str(HW01), as_version=4).cells
+              if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
+ALL = sorted(AUTOGRADED)
+FULL = sum(AUTOGRADED.values())   # what an honest hand-in scores before the written answer is graded
 
 
 def _drop_test_cell(nb):
