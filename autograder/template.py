@@ -46,9 +46,11 @@ import select
 import signal
 import socket
 import sys
+from pathlib import Path
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
+MS_REC, MS_PRIVATE = 1 << 14, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -100,7 +102,22 @@ def _init(fds, uid, plan):
     _die_with_parent()
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
+    kept = [(path, os.open(path, os.O_PATH)) for path in plan.get("under_tmp", [])]
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(plan['tmp_bytes'])},mode=1777")
+    for path, fd in kept:   # what the sandbox showed under /tmp (a checkout there), shown again read-only
+        for parent in reversed([*Path(path).parents][:-2]):   # below /tmp, open to the student's user
+            if not parent.exists():
+                parent.mkdir()
+                parent.chmod(0o755)
+        if os.path.lexists(path):   # inside a folder kept before it
+            pass
+        elif os.path.isdir(f"/proc/self/fd/{fd}"):
+            os.mkdir(path)
+        else:
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        _mount("none", path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.close(fd)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     student = os.fork()
     if student == 0:

@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 from .processes import kill_group
-from .sandbox import code_roots, start_sandboxed, warm_uids, NOGROUP
+from .sandbox import allow_list, code_roots, start_sandboxed, warm_uids, NOGROUP
 
 END_S = 30   # a keeper that has not reported its child's namespace gone by then: the whole template is killed
 
@@ -94,7 +94,9 @@ class Template:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         first, count = warm_uids()
         plan = {"uids": [first, count], "gid": NOGROUP, "limits": limits.student(),
-                "tmp_bytes": limits.tmp_mb * 1024 * 1024}
+                "tmp_bytes": limits.tmp_mb * 1024 * 1024,
+                # a checkout or environment under /tmp: each child's new /tmp shows it again, read-only
+                "under_tmp": [path for path in allow_list() if path.startswith("/tmp/")]}
         boot = (f"import sys; sys.path[:0] = {code_roots()!r}; from autograder.template import main; main()")
         argv = [sys.executable, "-I", "-c", boot, str(theirs.fileno()), json.dumps(plan), json.dumps(list(preload))]
         try:

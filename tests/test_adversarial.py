@@ -335,19 +335,24 @@ def test_grading_falls_back_to_a_fresh_sandbox_when_the_template_cannot_start_or
 CLONE_CHECK = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from autograder import student_process
-process = student_process.StudentProcess([(0, "import lib, autograder.wire; print(lib.__file__, autograder.wire.__file__)")],
-                                         120, sys.argv[1])
+from autograder import student_process, warm
+cell = "import lib, autograder.wire; open(lib.__file__).read(1); print(lib.__file__, autograder.wire.__file__)"
+process = student_process.StudentProcess([(0, cell)], 120, sys.argv[1])
 try:
     result = process.start()[0]
 finally:
     process.stop()
 print(result["stdout"] + result["error"])
+print("warm" if process.warm else "fresh", "wanted" if warm.wanted() else "unwanted", warm.refused() or "-")
 """
 
 
 def test_the_sandbox_works_for_a_fresh_clone_under_tmp_with_the_environment_elsewhere(tmp_path):
-    """The code under /tmp (the sandbox's own /tmp is private), the environment installed from another folder."""
+    """The code under /tmp (the sandbox's own /tmp is private), the environment installed from another folder.
+
+    A child of the warm template mounts a /tmp of its own; the checkout under /tmp is shown in it again, so the
+    student still starts warm (and reads the grader's lib), instead of every student falling back to a fresh sandbox.
+    """
     require_sandbox()
     clone = tmp_path / "clone"
     for part in ("lib", "autograder"):
@@ -355,8 +360,10 @@ def test_the_sandbox_works_for_a_fresh_clone_under_tmp_with_the_environment_else
     done = subprocess.run([sys.executable, "-c", CLONE_CHECK, str(clone)], cwd=clone, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == [str(clone / "lib" / "__init__.py"), str(clone / "autograder" / "wire.py")], \
+    printed, how = done.stdout.strip().splitlines()[:-1], done.stdout.strip().splitlines()[-1].split(" ", 2)
+    assert " ".join(printed).split() == [str(clone / "lib" / "__init__.py"), str(clone / "autograder" / "wire.py")], \
         done.stdout + done.stderr
+    assert how[0] == "warm" or how[1] == "unwanted", f"a warm template was wanted but the student started fresh: {how}"
 
 
 # --- fail closed -------------------------------------------------------------------------------
