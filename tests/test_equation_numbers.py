@@ -22,7 +22,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 LABEL = re.compile(r"\beq-[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\b")
-CITED = re.compile(r"\bequations? \((\d+\.\d+)\)")
+# "equation (9.3)", "Equation (9.3)", "by (6.12)", "(1.8)–(1.9)": any chapter-numbered pair in
+# parentheses that does not close a call or an index (np.cos(0.7), f(1.0), a[2](0.5)).
+CITED = re.compile(r"(?<![\w.)\]])\(([1-9]\d?\.\d+)\)")
 EQNO = re.compile(r'<span class="eqno">\((\d+\.\d+)\)<a class="headerlink" href="#equation-([^"]+)"')
 HTML_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 
@@ -136,5 +138,9 @@ def test_a_stale_number_a_raw_label_and_an_unnamed_citation_are_each_reported():
     in_message = cell_problems(code('assert x, "stance time (eq-dp-eom)"  # checks: eq-dp-eom'), "msg", numbers)
     assert len(in_message) == 1 and "raw label eq-dp-eom" in in_message[0]
     assert cell_problems(code('assert x, "equation (1.11)"  # eq-dp-M'), "case", numbers) == []
+    capital = cell_problems(md("Equation (1.10) gives it, and so does (1.11)<!-- eq-dp-eom -->"), "bare", numbers)
+    assert len(capital) == 1 and "(1.11)" in capital[0], capital
+    assert len(cell_problems(md("Equation (1.10) says so"), "capital", numbers)) == 1
+    assert cell_problems(code('assert x, f"{np.cos(1.0)} and a[0](2.5) by (1.10)"  # eq-dp-eom'), "calls", numbers) == []
     unknown = cell_problems(code("# checks: eq-nowhere\nx = 1"), "unknown", numbers)
     assert len(unknown) == 1 and "eq-nowhere" in unknown[0]
