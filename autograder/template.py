@@ -109,12 +109,11 @@ def _init(fds, uid, plan):
             if not parent.exists():
                 parent.mkdir()
                 parent.chmod(0o755)
-        if os.path.lexists(path):   # inside a folder kept before it
-            pass
-        elif os.path.isdir(f"/proc/self/fd/{fd}"):
-            os.mkdir(path)
-        else:
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+        if not os.path.lexists(path):   # else it lies inside a folder kept before it
+            if os.path.isdir(f"/proc/self/fd/{fd}"):
+                os.mkdir(path)
+            else:
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
         _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         _mount("none", path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
         os.close(fd)
