@@ -226,8 +226,8 @@ def held_back(held, in_export, report):
     """Say which submissions the file leaves to the LMS, and why; and which it gives as the autograded part."""
     def listed(pairs):
         return "; ".join(f"{a}: {', '.join(s for b, s in pairs if b == a)}" for a in sorted({a for a, _ in pairs}))
-    left = ("are not in the file or keep the value of Canvas's export there" if in_export
-            else "are not in the file")
+    left = ("are left out (in a row written for another column, their cell keeps the export's value)"
+            if in_export else "are left out")
     if held["failed"]:
         report(f"{len(held['failed'])} submission(s) could not be graded and {left}, so the LMS keeps what it "
                f"holds for them (settle them by hand; grades.csv says why): {listed(held['failed'])}")
