@@ -52,8 +52,7 @@ FORMATS = ("rows", "canvas", "moodle", "gradescope")
 CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 CANVAS_KEYS = ("ID", "SIS User ID", "SIS Login ID")
 POINTS_POSSIBLE = "Points Possible"
-MOODLE_KEYS = {"username": "username", "idnumber": "ID number", "id number": "ID number", "email": "email address",
-               "email address": "email address"}
+MOODLE_KEYS = ("username", "idnumber", "id number", "email", "email address")   # a roster's user-id headers
 GRADESCOPE = ("Gradescope has no CSV import of scores (its CSV imports are for the roster); grade there with its "
               "own autograder, or export --format canvas or moodle and import the grades into the LMS Gradescope "
               "also posts to")
@@ -113,7 +112,10 @@ def holes(scores, assignments):
 
 
 def refuse_holes(missing, lms):
-    """No cell can leave a grade alone, so a row that would need an empty one is refused, the students named."""
+    """No cell can leave a grade alone, so a row that would need an empty one is refused, the students named.
+
+    Canvas's ``no_change_to_value?`` takes a blank (or ``-``) against a held score as a change; Moodle's
+    ``update_grade_item`` imports a blank (or ``-``) as "no grade"."""
     if missing:
         listed = ", ".join(f"{student} ({assignment})" for assignment, student in missing)
         raise ValueError(f"{lms}'s import would remove the grade it holds wherever a cell is empty, and these "
@@ -169,13 +171,16 @@ def canvas_filled(scores, template, columns):
         for k in keys:
             if k < len(row) and row[k].strip():
                 owner.setdefault(row[k].strip(), n)
-    rows = {owner[s]: s for s in sorted(scores, reverse=True) if s in owner}
+    student_at = {owner[s]: s for s in sorted(scores, reverse=True) if s in owner}
     table = [[header[i] for i in kept]]
     for n, row in enumerate(body):
         row = row + [""] * (len(header) - len(row))
-        if any(row[k].strip() for k in keys) and n not in rows:
-            continue   # a student with no score to write: not in the file, so Canvas keeps what it holds
-        for assignment, cell in scores.get(rows.get(n), {}).items():
+        if any(row[k].strip() for k in keys) and n not in student_at:
+            # A student with no score to write has no row. Canvas's GradebookImporter reads only the rows a
+            # file has (process_student), whereas a blank cell against the score it holds is a change
+            # (no_change_to_value? is true for blanks only when both are blank): the import would remove it.
+            continue
+        for assignment, cell in scores.get(student_at.get(n), {}).items():
             row[targets[assignment]] = cell
         table.append([row[i] for i in kept])
     return table, sorted(s for s in scores if s not in owner)

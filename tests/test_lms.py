@@ -8,6 +8,7 @@ come from a small ``outcomes.json`` as grading a Canvas download writes it.
 import csv
 import io
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -285,3 +286,29 @@ def test_command_line(course, tmp_path, monkeypatch, capsys):
     assert "Export one assignment at a time" in capsys.readouterr().err and not (tmp_path / "all.csv").exists()
     assert cli.main(["export", "--format", "gradescope", "--out", str(tmp_path / "g.csv")]) == 1
     assert "Gradescope has no CSV import" in capsys.readouterr().err
+
+
+def readme_examples():
+    """The CSV examples of autograder/README.md's "For the LMS" section, in order."""
+    text = (Path(__file__).resolve().parent.parent / "autograder" / "README.md").read_text()
+    section = text[text.index("### For the LMS"):text.index("**Gradescope**")]
+    return [list(csv.reader(io.StringIO(block.strip() + "\n"))) for block in section.split("```text")[1:]
+            for block in [block.split("```")[0]]]
+
+
+def test_the_readmes_examples_are_what_export_writes(course, tmp_path, monkeypatch):
+    """Doe graded 9.5, Lee's hand-in could not be graded: the README's export, Canvas file, minimal Canvas file
+    and Moodle file (Moodle's roster names Doe by login)."""
+    export_before, canvas, minimal, moodle = readme_examples()
+    rows = [row("1001", "hw01", GRADED, "9.5"), row("1002", "hw01", FAILED, "")]
+    monkeypatch.setattr(export, "rows", lambda course, assignment=None: rows)
+    out = tmp_path / "out.csv"
+    template = write_template(tmp_path / "canvas_export.csv", export_before)
+    lms.write(course, "canvas", out, "hw01", template, ["hw01=Homework 1 (4321)"])
+    assert read(out) == canvas
+    lms.write(course, "canvas", out, "hw01", columns=["hw01=Homework 1 (4321)"])
+    assert read(out) == minimal
+    monkeypatch.setattr(export, "rows", lambda course, assignment=None: [dict(r, student_id={"1001": "doejo"}.get(
+        r["student_id"], r["student_id"])) for r in rows])
+    lms.write(course, "moodle", out, "hw01", write_template(tmp_path / "users.csv", [["Username"], ["doejo"]]))
+    assert read(out) == moodle
