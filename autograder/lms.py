@@ -73,13 +73,14 @@ def names(course):
 
 def by_student(rows, include_provisional=False):
     """From export rows: the scores an LMS may take, ``{student: {assignment: score}}``; every assignment's
-    max score; and ``{"failed": [...], "provisional": [...], "partial": [...]}``, the (assignment, student)
-    pairs that could not be graded, that are held back, and that are written as the autograded part only.
+    max score; and ``{"failed", "provisional", "partial", "flagged"}``, lists of the (assignment, student)
+    pairs that could not be graded, that are held back, that are written as the autograded part only, and
+    that are written though a grader flagged them in the formgrader.
 
     A submission that could not be graded has no score to write; one whose written answers wait for a
     grader has only its autograded part, held back unless ``include_provisional``.
     """
-    scores, most, held = {}, {}, {"failed": [], "provisional": [], "partial": []}
+    scores, most, held = {}, {}, {"failed": [], "provisional": [], "partial": [], "flagged": []}
     for row in rows:
         most[row["assignment"]] = row["max_score"]
         pair = (row["assignment"], row["student_id"])
@@ -92,6 +93,8 @@ def by_student(rows, include_provisional=False):
             scores.setdefault(row["student_id"], {})[row["assignment"]] = row["score"]
             if provisional:
                 held["partial"].append(pair)
+            if row.get("formgrader_flag") == "yes":
+                held["flagged"].append(pair)
     return scores, most, held
 
 
@@ -243,6 +246,9 @@ def held_back(held, in_export, report):
     if held["partial"]:
         report(f"warning: {len(held['partial'])} score(s) written as the autograded part only, their written "
                f"answers still to grade by hand (--include-provisional): {listed(held['partial'])}")
+    if held["flagged"]:
+        report(f"note: {len(held['flagged'])} score(s) written that a grader flagged in the formgrader; look at "
+               f"them before importing: {listed(held['flagged'])}")
 
 
 def write(course, fmt, out, assignment=None, template=None, columns=(), report=print, include_provisional=False):

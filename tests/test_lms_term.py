@@ -79,6 +79,7 @@ def term(tmp_path_factory):
         run("status", "status")
         run("rows", "export", "--out", str(root / "grades.csv"))
         run("typo", "export", "--assignment", "hw1", "--out", str(root / "typo.csv"))
+        run("unreleased", "export", "--format", "canvas", "--assignment", "hw04", "--out", str(root / "hw04.csv"))
         run("stray column", "export", "--format", "canvas", "--column", "hw04=Homework 4 (4324)",
             "--out", str(root / "stray.csv"))
         run("held", "export", "--format", "canvas", "--template", str(template), "--out", str(root / "held.csv"))
@@ -157,6 +158,9 @@ def test_an_unknown_assignment_or_column_is_an_error_and_no_file(term):
     assert typo["code"] == 1 and "no assignment 'hw1'" in typo["err"] and not (term["root"] / "typo.csv").exists()
     assert stray["code"] == 1 and "--column names hw04, which has no grades to export" in stray["err"]
     assert not (term["root"] / "stray.csv").exists()
+    unreleased = term["runs"]["unreleased"]
+    assert unreleased["code"] == 1 and "hw04 has no grades: it is not in the gradebook yet" in unreleased["err"]
+    assert not (term["root"] / "hw04.csv").exists()
 
 
 def test_the_formgrader_flag_is_exported(term):
@@ -164,6 +168,8 @@ def test_the_formgrader_flag_is_exported(term):
     after = {r["student_id"]: r for r in csv.DictReader(open(term["root"] / "grades_flagged.csv", newline=""))}
     assert (before["ann"]["formgrader_flag"], after["ann"]["formgrader_flag"]) == ("no", "yes")
     assert after["lee"]["formgrader_flag"] == ""   # could not be graded: nothing to flag
+    assert "flagged in the formgrader; look at them before importing: hw01: ann" in term["runs"]["canvas"]["err"]
+    assert "flagged in the formgrader" not in term["runs"]["provisional"]["err"]
 
 
 def test_only_folders_of_other_homework_are_no_hand_in_but_a_stray_folder_is_reported(tmp_path):
