@@ -54,11 +54,17 @@ def build_parser():
                         help="rows (default): one row per student and assignment, with status and reason; "
                              "canvas: Canvas's gradebook import; moodle: Moodle's CSV grade import; "
                              "gradescope: explains why there is none")
-    export.add_argument("--template", metavar="FILE", help="with --format canvas: the gradebook CSV exported "
-                        "from Canvas; its rows and columns are kept and the assignment's column filled in")
+    export.add_argument("--template", "--roster", metavar="FILE",
+                        help="canvas: the gradebook CSV exported from Canvas (its identifying columns and the "
+                             "assignment's column are kept, and only the rows of students with a score); "
+                             "moodle: a CSV of the course's users with a username, ID number or email address "
+                             "column (Moodle's grade export is one), so that no other user is written")
     export.add_argument("--column", action="append", default=[], metavar="ASSIGNMENT=HEADER",
                         help="the column an assignment's scores go to, e.g. 'hw01=Homework 1 (4321)' "
                              "(default: the template column naming the assignment, or the assignment's name)")
+    export.add_argument("--include-provisional", action="store_true",
+                        help="canvas, moodle: also write the scores of students whose written answers are still "
+                             "to grade by hand (the autograded part only); held back by default")
 
     status = commands.add_parser("status", help="print a short table of the outcomes")
     status.add_argument("--assignment", help="default: every assignment")
@@ -118,8 +124,9 @@ def main(argv=None):
         elif args.command == "export":
             from .lms import write
             count, _ = write(course, args.format, args.out, args.assignment, args.template, args.column,
-                             report=lambda line: print(line, file=sys.stderr))
-            print(f"wrote {count} row(s) to {args.out}")
+                             report=lambda line: print(line, file=sys.stderr),
+                             include_provisional=args.include_provisional)
+            print(f"wrote {count} {'row' if args.format == 'rows' else 'student'}(s) to {args.out}")
         elif args.command == "status":
             from .export import status
             status(course, args.assignment)

@@ -6,19 +6,28 @@ submission that could not be graded has an empty score, the status
 ``could not be graded`` and the reason: never a plain 0. A submission whose
 code looks like an attempt on the grader is scored as usual (only correct
 values earn points) with the status ``flagged for review`` and the evidence.
+A submission a grader flagged in nbgrader's formgrader says so in
+``formgrader_flag``. A student who handed in only other homework has no row
+for this one.
 """
 
 import csv
 
 from . import gradebook
+from .course import CourseError
 from .outcomes import FAILED, FLAGGED, GRADED, SCORED, Outcomes
 
-COLUMNS = ["student_id", "assignment", "status", "score", "max_score", "needs_manual_grading", "late",
-           "late_penalty", "timestamp", "name", "reason", "notes"]
+COLUMNS = ["student_id", "assignment", "status", "score", "max_score", "needs_manual_grading", "formgrader_flag",
+           "late", "late_penalty", "timestamp", "name", "reason", "notes"]
 
 
 def rows(course, assignment=None):
-    """The export rows, sorted by assignment and student."""
+    """The export rows, sorted by assignment and student; a clear error for an assignment there is none of."""
+    if assignment is not None:
+        course.check_assignment(assignment)
+        if not gradebook.knows(course, assignment):
+            raise CourseError(f"{assignment} has no grades: it is not in the gradebook yet (release it, "
+                              f"python -m autograder release {assignment}, then grade it)")
     book = Outcomes(course)
     outcomes = {(o["assignment"], o["student"]): o for o in book.all(assignment)}
     assignments = sorted({a for a, _ in outcomes} | ({assignment} if assignment else set(course.assignments())))
@@ -31,7 +40,7 @@ def rows(course, assignment=None):
         for student in students:
             outcome = outcomes.get((name, student), {"status": GRADED, "reason": "", "notes": []})
             row = {"student_id": student, "assignment": name, "status": outcome["status"],
-                   "score": "", "max_score": f"{most:g}", "needs_manual_grading": "",
+                   "score": "", "max_score": f"{most:g}", "needs_manual_grading": "", "formgrader_flag": "",
                    "late": "yes" if outcome.get("marked_late") else "", "late_penalty": "", "timestamp": "",
                    "name": outcome.get("name", ""),
                    "reason": outcome.get("reason", ""), "notes": "; ".join(outcome.get("notes", []))}
@@ -44,6 +53,7 @@ def rows(course, assignment=None):
                     row.update(score=f"{max(0.0, scores['score'] - scores['late_penalty']):g}",
                                max_score=f"{scores['max_score']:g}",
                                needs_manual_grading="yes" if scores["needs_manual_grade"] else "no",
+                               formgrader_flag="yes" if scores.get("flagged") else "no",
                                late="yes" if late else "no", late_penalty=f"{scores['late_penalty']:g}",
                                timestamp=scores["timestamp"])
             result.append(row)
@@ -71,7 +81,8 @@ def status(course, assignment=None, report=print):
     for r in table:
         score = f"{r['score']} / {r['max_score']}" if r["score"] != "" else "-"
         detail = r["reason"] or ("written answers to grade by hand" if r["needs_manual_grading"] == "yes" else "")
-        detail = "; ".join(filter(None, [detail, r["notes"]]))
+        flag = "flagged in the formgrader" if r.get("formgrader_flag") == "yes" else ""
+        detail = "; ".join(filter(None, [detail, flag, r["notes"]]))
         report(f"{r['assignment']:<10}  {r['student_id']:<{width}}  {score:>11}  {r['status']}"
                + (f": {detail}" if detail else ""))
     failed = sum(r["status"] == FAILED for r in table)

@@ -119,7 +119,8 @@ def grade(course, path=None, assignment=None, force=False, time_limit=None, memo
         record(*outcome)
 
     try:
-        with submissions.opened(path, assignment, list(course.source_notebooks(assignment))) as found:
+        others = [a for a in course.assignments() if a != assignment]   # hand-ins of only those: none of this one
+        with submissions.opened(path, assignment, list(course.source_notebooks(assignment)), others) as found:
             if not found:
                 report(f"no submissions found in {path}")
             elif dask:

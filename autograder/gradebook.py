@@ -27,9 +27,10 @@ def max_score(course, assignment):
 
 
 def scores(course, assignment, student):
-    """Score, max score, whether manual grading is pending, each graded cell's [score, max score], and when it
-    was handed in: nbgrader's timestamp, the seconds past the due date and the late penalty nbgrader's
-    ``AssignLatePenalties`` assessed (``score`` is before the penalty, as nbgrader keeps it).
+    """Score, max score, whether manual grading is pending, each graded cell's [score, max score], whether a
+    grader flagged a notebook in the formgrader, and when it was handed in: nbgrader's timestamp, the seconds
+    past the due date and the late penalty nbgrader's ``AssignLatePenalties`` assessed (``score`` is before
+    the penalty, as nbgrader keeps it).
 
     A cell's score is None while it waits to be graded by hand.
     """
@@ -43,6 +44,7 @@ def scores(course, assignment, student):
                  for notebook in submission.notebooks for grade in notebook.grades}
         return {"score": float(submission.score), "max_score": float(submission.max_score),
                 "needs_manual_grade": bool(submission.needs_manual_grade), "parts": parts,
+                "flagged": any(notebook.flagged for notebook in submission.notebooks),
                 "timestamp": submission.timestamp.isoformat() if submission.timestamp else "",
                 "seconds_late": float(submission.total_seconds_late),
                 "late_penalty": float(submission.late_submission_penalty or 0.0)}

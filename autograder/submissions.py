@@ -188,11 +188,13 @@ def _is_one_student(path, assignment, names):
             or (len(notebooks) == 1 and not any(_is_dir(p) for p in entries)))
 
 
-def _unwrap(base, assignment, names):
-    """Descend through folders that only wrap the batch (e.g. 'submissions/' inside a zip)."""
+def _unwrap(base, assignment, names, others=()):
+    """Descend through folders that only wrap the batch (e.g. 'submissions/' inside a zip), but not into one
+    student's folder of other homework."""
     while True:
         entries = _visible(base)
-        if len(entries) == 1 and _is_dir(entries[0]) and not _is_one_student(entries[0], assignment, names):
+        if (len(entries) == 1 and _is_dir(entries[0]) and not _is_one_student(entries[0], assignment, names)
+                and not _only_other_homework(entries[0], others)):
             base = entries[0]
         else:
             return base
@@ -253,14 +255,16 @@ def _exchange_files(folder):
             if (folder / name).is_file() and not (folder / name).is_symlink()}
 
 
-def find(base, assignment, names, rejected=None):
+def find(base, assignment, names, rejected=None, others=()):
     """All submissions under the folder ``base`` (labels are paths relative to it).
 
     ``rejected`` maps paths under ``base`` that were not unpacked (or were
     unpacked as empty stand-ins) to the reason: the submission that holds one
-    is not graded, with that reason.
+    is not graded, with that reason. ``others`` are the course's other
+    assignments: a student's folder that holds only folders of those (as
+    ``submitted/<student>/hw04/``) is no submission of this assignment.
     """
-    base = _unwrap(Path(base), assignment, names)
+    base = _unwrap(Path(base), assignment, names, others)
     found, canvas = [], {}
     entries = _visible(base)
     named = {entry: canvas_file(entry.name, names) for entry in entries if _is_file(entry)}
@@ -288,6 +292,8 @@ def find(base, assignment, names, rejected=None):
                 found.append(Submission(student_id(entry.name), label,
                                         problem=_link_problem(inner, str(inner.relative_to(base))), **who))
                 continue
+            if not _is_dir(inner) and _only_other_homework(entry, others):
+                continue
             inner = inner if _is_dir(inner) else entry
             files, problem = _pick(inner, names, str(inner.relative_to(base)))
             found.append(Submission(student_id(entry.name), label, files, problem,
@@ -308,6 +314,12 @@ def find(base, assignment, names, rejected=None):
             for submission in same:
                 submission.files, submission.problem = {}, f"several submissions for student {student}: {labels}"
     return found
+
+
+def _only_other_homework(folder, others):
+    """Whether a student's folder holds nothing but folders named after other assignments."""
+    entries = _visible(folder)
+    return bool(entries) and all(_is_dir(p) and p.name in others for p in entries)
 
 
 def _member_path(name):
@@ -364,14 +376,14 @@ def _extract(archive, into):
 
 
 @contextlib.contextmanager
-def opened(path, assignment, names):
+def opened(path, assignment, names, others=()):
     """Submissions under a folder or in a .zip (unpacked to a temporary folder while in use)."""
     path = Path(path)
     if path.is_dir():
-        yield find(path, assignment, names)
+        yield find(path, assignment, names, others=others)
     elif path.is_file() and zipfile.is_zipfile(path):
         with tempfile.TemporaryDirectory(prefix="submissions-") as tmp:
-            yield find(tmp, assignment, names, rejected=_extract(path, tmp))
+            yield find(tmp, assignment, names, rejected=_extract(path, tmp), others=others)
     else:
         raise FileNotFoundError(f"{path} is neither a folder nor a .zip file")
 

@@ -52,7 +52,7 @@ if os.environ.get("RBD_REQUIRE_SANDBOX") != "1" and not shutil.which("bwrap"):
     os.environ.setdefault("RBD_NO_SANDBOX", "1")
 
 GRADING = {"test_homework.py", "test_adversarial.py", "test_worker.py", "test_postgres.py", "test_grade_setup.py",
-           "test_exchange.py", "test_class.py", "test_formgrader.py",
+           "test_exchange.py", "test_class.py", "test_formgrader.py", "test_lms_term.py",
            "test_mutants.py"}
 BY_ASSIGNMENT = {"test_homework.py", "test_mutants.py"}
 ASSIGNMENT = r"hw\d+"  # an assignment's name, and so its group's

@@ -436,7 +436,7 @@ def test_export_csv(course, batch, assignment, tmp_path, capsys):
     assert rows[(assignment, "reference")] == {
         "student_id": "reference", "assignment": assignment, "status": GRADED, "score": f"{auto:g}",
         "max_score": f"{most:g}", "needs_manual_grading": "yes" if source.written else "no",
-        "late": "no", "late_penalty": "0", "timestamp": "", "name": "", "reason": "", "notes": ""}
+        "formgrader_flag": "no", "late": "no", "late_penalty": "0", "timestamp": "", "name": "", "reason": "", "notes": ""}
     assert rows[(assignment, "blank")]["score"] == "0"
     assert rows[(assignment, "blank")]["needs_manual_grading"] == "no"
     for mistake in source.mistakes:
