@@ -258,3 +258,142 @@ def test_every_range_control_is_named_by_what_it_sets(browser, server):  # noqa:
         finally:
             page.close()
     assert not bad, "range controls without a name that says what they set:\n" + "\n".join(bad)
+
+
+# --- speech, Tab order, focus and announcements (_static/reader.js) ------------------------------------
+
+def forget_menu_settings(page):
+    """MathJax keeps the menu's settings in the browser profile, which the tests share: forget them."""
+    try:
+        page.evaluate("localStorage.removeItem('MathJax-Menu-Settings')")
+    finally:
+        page.close()
+
+
+SPEECH_PAGES = ["chapters/01_lagrangian.html", "chapters/09_trajopt_contact.html", "notation.html"]
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("page_path", SPEECH_PAGES)
+def test_switching_speech_on_from_the_menu_keeps_every_equation_and_speaks_it(browser, server, page_path):  # noqa: F811
+    """Equation menu > Accessibility > Activate, as a reader does it: every equation is still on the page
+    afterwards and each carries its spoken text (aria-label), loaded from the site itself."""
+    page, problems = visit(browser, server, page_path)
+    try:
+        assert not problems, "\n".join(problems)
+        assert page.evaluate("localStorage.getItem('MathJax-Menu-Settings')") is None, "MathJax settings left over"
+        before = page.evaluate("document.querySelectorAll('mjx-container').length")
+        assert before >= 20, f"{page_path}: only {before} equations typeset"
+        page.locator("mjx-container").first.click(button="right")
+        page.locator(".CtxtMenu_MenuItem", has_text=re.compile(r"^Accessibility")).first.hover()
+        page.locator(".CtxtMenu_MenuItem", has_text=re.compile(r"^Activate")).first.click()
+        # the explorer marks the equations it has enriched; then wait for the re-render to finish
+        page.wait_for_function("document.querySelector('mjx-container[sre-explorer-id]') !== null", timeout=180_000)
+        page.evaluate("MathJax.startup.promise")
+        after = page.evaluate("document.querySelectorAll('mjx-container').length")
+        assert after == before, f"{page_path}: {before} equations before speech was switched on, {after} after"
+        spoken = page.evaluate("""() => Array.from(document.querySelectorAll('mjx-container'))
+            .filter(e => e.getAttribute('aria-label')).length""")
+        assert spoken == before, f"{page_path}: {before - spoken} of {before} equations have no spoken text"
+        first = page.locator("mjx-container").first.get_attribute("aria-label")
+        assert re.search(r"[a-z]{3,}", first or ""), f"{page_path}: the first equation's spoken text is {first!r}"
+        assert not problems, "\n".join(problems)
+    finally:
+        forget_menu_settings(page)
+
+
+def chapters_with_controls():
+    if not SITE.is_dir():
+        return ["chapters/01_lagrangian.html"]
+    return [p for p in all_pages() if p.startswith("chapters/")
+            and re.search(r'type="range"|anim-buttons', (SITE / p).read_text(encoding="utf-8", errors="replace"))]
+
+
+ACTIVE = """() => { const e = document.activeElement;
+  return {tag: e.tagName, range: e.matches('input[type=range], .anim-buttons button'),
+          text: (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 60),
+          equation: !!e.closest('mjx-container')}; }"""
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("page_path", chapters_with_controls())
+def test_the_first_control_is_a_few_keys_away_and_equations_are_not_tab_stops(browser, server, page_path):  # noqa: F811
+    """No equation is a Tab stop unless the reader asks (the button at the top of the page puts them all in);
+    the second skip link is the second Tab stop and takes the focus to the page's first slider or player."""
+    page, problems = visit(browser, server, page_path)
+    try:
+        assert not problems, "\n".join(problems)
+        stops = page.evaluate("""() => Array.from(document.querySelectorAll('mjx-container'))
+            .filter(e => e.tabIndex >= 0).length""")
+        assert stops == 0, f"{page_path}: {stops} equations are Tab stops before the reader asks"
+        seen = []
+        for _ in range(2):
+            page.keyboard.press("Tab")
+            seen.append(page.evaluate(ACTIVE))
+        assert seen[1]["text"] == "Skip to the first interactive figure", seen
+        page.keyboard.press("Enter")
+        landed = page.evaluate(ACTIVE)
+        assert landed["range"], f"{page_path}: the skip link put the focus on {landed}"
+
+        button = page.locator("button.course-equation-tab")
+        assert button.get_attribute("aria-pressed") == "false"
+        button.click()
+        assert button.get_attribute("aria-pressed") == "true"
+        counts = page.evaluate("""() => [document.querySelectorAll('mjx-container').length,
+            Array.from(document.querySelectorAll('mjx-container')).filter(e => e.tabIndex >= 0).length]""")
+        assert counts[0] == counts[1] > 0, f"{page_path}: {counts[1]} of {counts[0]} equations in the Tab order"
+        button.click()
+        assert button.get_attribute("aria-pressed") == "false"
+    finally:
+        forget_menu_settings(page)
+
+
+@pytest.mark.site
+def test_header_buttons_show_focus_keep_it_and_name_the_colour_mode(browser, server):  # noqa: F811
+    """The sidebar toggle, the download menu and the colour mode show a focus outline; after Color mode
+    the focus is still on it and its name says which mode is on; the change is announced."""
+    page, problems = visit(browser, server, "chapters/04_constrained_dynamics.html")
+    try:
+        assert not problems, "\n".join(problems)
+        for selector in ("button.primary-toggle", "button.dropdown-toggle", "button.theme-switch-button"):
+            page.locator(selector).first.focus()
+            page.keyboard.press("Shift+Tab")
+            page.keyboard.press("Tab")
+            style = page.evaluate(FOCUS)
+            assert style["outline"], f"{selector} shows no focus outline"
+        switch = page.locator("button.theme-switch-button").first
+        switch.focus()
+        names = set()
+        for _ in range(3):
+            before = switch.get_attribute("aria-label")
+            page.keyboard.press("Enter")
+            page.wait_for_timeout(200)
+            after = switch.get_attribute("aria-label")
+            names.add(after)
+            mode = page.evaluate("document.documentElement.dataset.mode")
+            assert after != before and mode.split()[0][:4] in after, (before, after, mode)
+            assert page.evaluate("document.activeElement.classList.contains('theme-switch-button')"), \
+                "after Color mode the focus left the button"
+        assert len(names) == 3, names
+        page.wait_for_function("document.getElementById('course-announce').textContent.startsWith('Color mode')")
+    finally:
+        page.close()
+
+
+@pytest.mark.site
+def test_copy_button_result_is_announced(browser, server):  # noqa: F811
+    """A copy button's "Copied!" (a tooltip only) is also written into the page's polite live region."""
+    page, problems = visit(browser, server, "chapters/04_constrained_dynamics.html")
+    try:
+        assert not problems, "\n".join(problems)
+        region = page.locator("#course-announce")
+        assert region.get_attribute("aria-live") == "polite"
+        button = page.locator("main button.copybtn:visible").first
+        button.scroll_into_view_if_needed()
+        button.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function("/cop(y|ied)/i.test(document.getElementById('course-announce').textContent)",
+                               timeout=10_000)
+        assert region.text_content() == button.get_attribute("data-tooltip")
+    finally:
+        page.close()
