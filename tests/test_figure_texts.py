@@ -40,6 +40,7 @@ TRENDS = {
     "cross": r"cross(?:es|ing|ed)?",
     "grow": r"grow(?:s|ing|n)?|grew",
     "drop": r"drops|dropping",        # "dropped from 5 cm" and "the drop" state no trend
+    "dip": r"dip(?:s|ping|ped)?",
     "jump": r"jump(?:s|ing|ed)?",
     "diverge": r"diverg(?:e|es|ing|ed)",
     "decay": r"decay(?:s|ing|ed)?",
