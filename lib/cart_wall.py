@@ -145,18 +145,21 @@ def cart_wall_gauss_qp(m, h, q, v, u=0.0):
 def relaxed_cart_wall_step(m, h, q, v, u=0.0, b=0.0, eps=0.0, kappa=0.1):
     """One step of the relaxed (complementarity-free) cart against the wall, elementwise over arrays.
 
-    Notes 000, "Relaxed complementarity-free formulation: Normal force":
+    Notes 000, "Relaxed complementarity-free formulation: Normal force", with
+    the implicit damping in MuJoCo's form (chapter 8 explains the change):
 
-        (m + b) (v[n+1] − v[n]) / h = u[n] + f[n] − b v[n]
-        v⁻ = v[n] + h/(m + b) (u[n] − b v[n])
+        (m + h b) (v[n+1] − v[n]) / h = u[n] + f[n] − b v[n]
+        v⁻ = v[n] + h/(m + h b) (u[n] − b v[n])
         v* = v[n] − 2h (1 + ε)/κ v[n] − h (1 + ε)/κ² q[n]
-        argmin_{f ≥ 0}  ½ f² (1 + ε)/(m + b) + f (v⁻ − v*)
-            ⇒   h f[n] = max(0, (m + b)(v* − v⁻)/(1 + ε))
+        argmin_{hf ≥ 0}  ½ (hf)² (1 + ε)/(m + h b) + hf (v⁻ − v*)
+            ⇒   h f[n] = max(0, (m + h b)(v* − v⁻)/(1 + ε))
 
-    b is the implicit damping inertia, ε the impulse regularization and κ
-    the error-reduction time constant. The argmin is an impulse (N·s: its
-    term (1 + ε)/(m + b) times it is a velocity), so we write it as h f[n] and
-    the dynamics give v[n+1] = v⁻ + h f[n]/(m + b). Then q[n+1] = q[n] + h v[n+1].
+    b is the implicit damping (N·s/m: a damping force b v[n], treated
+    implicitly, which adds the inertia h b), ε the impulse regularization and
+    κ the error-reduction time constant. The argmin is an impulse (N·s: its
+    term (1 + ε)/(m + h b) times it is a velocity), so we write it as h f[n]
+    and the dynamics give v[n+1] = v⁻ + h f[n]/(m + h b). Then
+    q[n+1] = q[n] + h v[n+1].
     As b, ε → 0 the step drives v[n+1] to max(v⁻, v*), while the LCP drives
     it to max(v⁻, −q[n]/h): the two differ where the Baumgarte target v*
     does, e.g. a force already at q[n] < 2κ|v[n]| when coming in at speed v[n] < 0.
@@ -171,10 +174,11 @@ def relaxed_cart_wall_step(m, h, q, v, u=0.0, b=0.0, eps=0.0, kappa=0.1):
     b, eps = checks.nonnegative("b", b), checks.nonnegative("eps", eps)
     kappa = checks.positive("kappa", kappa)
     q, v, u = _finite_arrays(q=q, v=v, u=u)
-    v_minus = v + h / (m + b) * (u - b * v)
+    inertia = m + h * b                                   # kg: the mass and the implicit damping's h b
+    v_minus = v + h / inertia * (u - b * v)
     v_star = v - 2 * h * (1 + eps) / kappa * v - h * (1 + eps) / kappa**2 * q
-    impulse = np.maximum(0.0, (m + b) * (v_star - v_minus) / (1 + eps))
-    v_next = v_minus + impulse / (m + b)
+    impulse = np.maximum(0.0, inertia * (v_star - v_minus) / (1 + eps))
+    v_next = v_minus + impulse / inertia
     return CartWallStep(q + h * v_next, v_next, impulse / h)
 
 

@@ -140,7 +140,9 @@ def stewart_trinkle_lcp(M, tau, v, h, phi, J, mu, num_directions=4):
 
     Unknowns z = [λ_n (k), β (k m), γ (k)]: normal impulses, impulses along
     the friction directions D (:func:`friction_directions`), and one slack per
-    contact (the sliding speed, the notes' v_abs). With the contact-free
+    contact (at a sliding contact max_j(−d_j v'): the sliding speed for a
+    planar contact, the notes' v_abs, and less with a polyhedral cone when no
+    direction points straight against the slip). With the contact-free
     velocity v⁻ = v + h M⁻¹ tau and v' = v⁻ + M⁻¹ (Nᵀ λ_n + Dᵀ β),
 
         0 ≤ φ/h + N v'              ⊥  λ_n ≥ 0    (no penetration at the next step)
@@ -342,15 +344,16 @@ def todorov_step(M, tau, v, h, phi, J, mu=0.0, B=0.0, K=0.0, eps=0.0, b=0.0, con
 
         min_λ ½ λᵀ (W + R) λ + (1/h) λᵀ (J v⁻ − ẋ^d)   s.t.  λ_c ∈ FC_c,
 
-    with W = J M_b⁻¹ Jᵀ (M_b = M + b I), R = ε diag(W) the diagonal
+    with W = J M_b⁻¹ Jᵀ (M_b = M + h b I), R = ε diag(W) the diagonal
     regularization that keeps the objective strictly convex, and the desired
     contact velocity
 
         ẋ^d = J v − h B J v − h K [φ, 0, 0]      (B, K: stabilization gains, 1/s and 1/s²).
 
     λ are forces (N), per contact [f_n, f_t1, f_t2]; the step applies the
-    impulse h λ: v' = v⁻ + h M_b⁻¹ Jᵀ λ. ``b`` is the implicit damping
-    inertia: M_b v' = M_b v + h (tau − b v) + h Jᵀλ, so v⁻ = v + h M_b⁻¹ (tau − b v).
+    impulse h λ: v' = v⁻ + h M_b⁻¹ Jᵀ λ. ``b`` (N·s/m) is MuJoCo's implicit
+    damping: the force −b v treated implicitly, M_b v' = M_b v + h (tau − b v) + h Jᵀλ,
+    so v⁻ = v + h M_b⁻¹ (tau − b v).
 
     ``cone="soc"`` uses the friction cone itself,
     FC = {f_n ≥ 0, ‖f_t‖ ≤ μ f_n}, a second-order cone (solved by Clarabel
@@ -370,7 +373,7 @@ def todorov_step(M, tau, v, h, phi, J, mu=0.0, B=0.0, K=0.0, eps=0.0, b=0.0, con
     eps, b = checks.nonnegative("eps", eps), checks.nonnegative("b", b)
     k, d = len(phi), J.shape[1] - 1
     n = M.shape[0]
-    Mb_inv = np.linalg.inv(M + b * np.eye(n))
+    Mb_inv = np.linalg.inv(M + h * b * np.eye(n))
     v_minus = v + h * Mb_inv @ (tau - b * v)
     Jflat = J.reshape(k * (1 + d), n)
     W = Jflat @ Mb_inv @ Jflat.T

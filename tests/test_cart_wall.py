@@ -50,16 +50,30 @@ def test_cart_wall_simulation_is_inelastic():
 
 
 def test_relaxed_cart_wall_follows_the_notes_equations():
-    """One step, checked line by line against the notes' v⁻, v* and the argmin, for nonzero b, ε, κ, u."""
-    m, h, b, eps, kappa, q, v, u = 2.0, 0.02, 0.5, 0.2, 0.08, 0.01, -1.5, 0.7
-    v_minus = v + h / (m + b) * (u - b * v)
+    """One step, checked line by line against v⁻, v* and the argmin, for nonzero b, ε, κ, u.
+
+    The implicit damping in MuJoCo's form, (m + h b)(v' − v)/h = u + f − b v: b (N·s/m)
+    adds the inertia h b, not b.
+    """
+    m, h, b, eps, kappa, q, v, u = 2.0, 0.02, 5.0, 0.2, 0.08, 0.01, -1.5, 0.7
+    v_minus = v + h / (m + h * b) * (u - b * v)
     v_star = v - 2 * h * (1 + eps) / kappa * v - h * (1 + eps) / kappa**2 * q
-    grid = np.linspace(0.0, 5.0, 500001)           # brute-force argmin over f ≥ 0
-    f_star = grid[np.argmin(0.5 * grid**2 * (1 + eps) / (m + b) + grid * (v_minus - v_star))]
+    grid = np.linspace(0.0, 5.0, 500001)           # brute-force argmin over hf ≥ 0
+    f_star = grid[np.argmin(0.5 * grid**2 * (1 + eps) / (m + h * b) + grid * (v_minus - v_star))]
     s = relaxed_cart_wall_step(m, h, q, v, u, b=b, eps=eps, kappa=kappa)
     assert h * float(s.f) == pytest.approx(f_star, abs=1e-5)
-    assert float(s.v_next) == pytest.approx(v + h / (m + b) * (u + float(s.f) - b * v))
+    assert float(s.v_next) == pytest.approx(v + h / (m + h * b) * (u + float(s.f) - b * v))
+    # the notes' (m + b) would be a different step: b of 5 N·s/m is not 5 kg
+    assert float(s.v_next) != pytest.approx(v + h / (m + b) * (u + float(s.f) - b * v), rel=1e-3)
     assert float(s.q_next) == pytest.approx(q + h * float(s.v_next))
+
+
+def test_relaxed_cart_wall_damping_is_a_damping():
+    """Far from the wall, u = 0: b damps the speed, v' = v (m + h b − h b)/(m + h b) = v m/(m + h b)."""
+    for m, h, b in [(1.0, 0.01, 0.5), (2.0, 0.005, 40.0)]:
+        s = relaxed_cart_wall_step(m, h, 10.0, 1.0, b=b)
+        assert float(s.f) == 0.0
+        assert float(s.v_next) == pytest.approx(m / (m + h * b))
 
 
 def test_relaxed_cart_wall_force_at_a_distance():

@@ -405,3 +405,41 @@ def test_shown_code_fits_the_column(chapter):
             continue
         long += [line for line in cell.source.splitlines() if len(line) > CODE_COLUMNS]
     assert not long, f"{chapter.name}: shown code lines over {CODE_COLUMNS} characters: {long}"
+
+
+# A paragraph that ends in mid-sentence right before a list: the source broke a line
+# before "1." or "-" inside a paragraph, and Markdown started a list there.
+SENTENCE_END = re.compile(r"[.:!?)\]]\s*$|[.:!?][\"'”’)]\s*$")
+DANGLING = re.compile(r"\b(?:not|and|or|the|a|an|of|to|than|with|by|is|are|at|in|for)\s*$", re.IGNORECASE)
+
+
+def lists_inside_sentences(page_html):
+    """(paragraph end, list start) for each <ol>/<ul> right after a <p> that ends mid-sentence."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page_html, "html.parser")
+    body = soup.find("article") or soup          # the page's text, not the navigation
+    found = []
+    for block in body.find_all(["ol", "ul"]):
+        before = block.find_previous_sibling()
+        if before is None or before.name != "p" or before.get("role") == "heading":
+            continue                                 # a toctree's caption ("Chapters") heads its list
+        text = " ".join(before.get_text(" ").split())
+        if text and (not SENTENCE_END.search(text) or DANGLING.search(text)):
+            found.append((text[-60:], " ".join(block.get_text(" ").split())[:60]))
+    return found
+
+
+def test_a_list_inside_a_sentence_is_caught():
+    broken = "<p>the limit is about 0.828, not</p><ol><li><p>The pendulum's error equation</p></li></ol>"
+    assert lists_inside_sentences(broken) == [("the limit is about 0.828, not", "The pendulum's error equation")]
+    fine = "<p>Three checks:</p><ol><li>one</li></ol><p>It ends.</p><ul><li>two</li></ul>"
+    assert lists_inside_sentences(fine) == []
+
+
+def test_no_paragraph_runs_into_a_list():
+    """No page renders a list that starts inside a sentence (a line beginning "1." in a paragraph)."""
+    require_site()
+    found = {page: hits for page in site_pages()
+             if (hits := lists_inside_sentences((SITE / page).read_text(encoding="utf-8")))}
+    assert not found, f"lists that start inside a sentence: {found}"

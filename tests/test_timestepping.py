@@ -152,7 +152,7 @@ def test_anitescu_table_unique_velocity_many_impulses():
 
 def test_todorov_cart_equals_relaxed_cart_wall():
     """The 1-DOF cart with B = 2(1+ε)/κ, K = (1+ε)/κ², ε and b: Clarabel's dual = the notes' closed form."""
-    m, h, b, eps, kappa = 1.0, 0.01, 0.2, 0.1, 0.05
+    m, h, b, eps, kappa = 1.0, 0.01, 20.0, 0.1, 0.05             # b = 20 N·s/m adds h b = 0.2 kg
     B, K = 2 * (1 + eps) / kappa, (1 + eps) / kappa**2
     for q in (-0.01, 0.0, 0.02, 0.3):
         for v in (-2.0, -0.5, 0.0, 0.4):
