@@ -137,6 +137,8 @@ def test_the_zip_holds_what_gradescope_runs_and_nothing_it_should_not(autograder
     source = autograder_root / "source"
     for script in ("setup.sh", "run_autograder"):
         assert os.access(source / script, os.X_OK), f"{script} is not executable"
+        parsed = subprocess.run(["bash", "-n", str(source / script)], capture_output=True, text=True)
+        assert parsed.returncode == 0, f"{script}: {parsed.stderr}"
     setup = (source / "setup.sh").read_text()
     assert "kit/requirements.txt" in setup and "bubblewrap" in setup and "autograder.gradescope prepare" in setup
     assert (source / "kit" / "requirements.txt").read_text() == (REPO / "kit" / "requirements.txt").read_text()
