@@ -104,11 +104,12 @@ c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPre
 
 # --- formulas offline, in the feedback pages and the formgrader -----------------
 # nbconvert's templates load MathJax from a CDN; autograder/templates/base/mathjax.html.j2 replaces that macro
-# with the course's own MathJax (from its environment), inlined by the course_mathjax filter. nbgrader's own
-# templates (formgrade, feedback) come after it.
+# with the course's own MathJax (from its environment), put in the page by the course_mathjax filter with a
+# shim for the MathJax 2 call nbgrader's formgrader makes (autograder/mathjax.py). nbgrader's own templates
+# (formgrade, feedback) come after it.
 import autograder as _autograder  # noqa: E402
 import nbgrader.server_extensions.formgrader as _formgrader  # noqa: E402
 
 c.HTMLExporter.extra_template_basedirs = [os.path.join(os.path.dirname(_autograder.__file__), "templates"),
                                           os.path.join(os.path.dirname(_formgrader.__file__), "templates")]
-c.HTMLExporter.filters = {"course_mathjax": "autograder.feedback.mathjax_filter"}
+c.HTMLExporter.filters = {"course_mathjax": "autograder.mathjax.mathjax_filter"}

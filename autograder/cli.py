@@ -53,7 +53,7 @@ def build_parser():
     export.add_argument("--format", default="rows", choices=("rows", "canvas", "moodle", "gradescope"),
                         help="rows (default): one row per student and assignment, with status and reason; "
                              "canvas: Canvas's gradebook import; moodle: Moodle's CSV grade import; "
-                             "gradescope: explains why there is none")
+                             "gradescope: see the gradescope command")
     export.add_argument("--template", "--roster", metavar="FILE",
                         help="canvas: the gradebook CSV exported from Canvas (its identifying columns and the "
                              "assignment's column are kept, and only the rows of students with a score); "
@@ -65,6 +65,18 @@ def build_parser():
     export.add_argument("--include-provisional", action="store_true",
                         help="canvas, moodle: also write the scores of students whose written answers are still "
                              "to grade by hand (the autograded part only); held back by default")
+
+    gradescope = commands.add_parser("gradescope", help="write a Gradescope autograder (a zip) that grades an "
+                                                        "uploaded notebook with the course's tests and sandbox")
+    gradescope.add_argument("assignment", metavar="ASSIGNMENT")
+    gradescope.add_argument("--out", help="default: gradescope-<assignment>.zip")
+    gradescope.add_argument("--hidden-visibility", default="after_published",
+                            choices=("after_published", "after_due_date", "visible"),
+                            help="when students see the parts whose cells hold hidden tests (default: "
+                                 "after_published, once the grades are published)")
+    gradescope.add_argument("--no-sandbox", action="store_true",
+                            help="grade without the sandbox where Gradescope's container cannot set it up "
+                                 "(the students' code then runs unconfined: trusted code only)")
 
     status = commands.add_parser("status", help="print a short table of the outcomes")
     status.add_argument("--assignment", help="default: every assignment")
@@ -127,6 +139,11 @@ def main(argv=None):
                              report=lambda line: print(line, file=sys.stderr),
                              include_provisional=args.include_provisional)
             print(f"wrote {count} {'row' if args.format == 'rows' else 'student'}(s) to {args.out}")
+        elif args.command == "gradescope":
+            from .gradescope import package
+            out = package(course, args.assignment, args.out, sandbox=not args.no_sandbox,
+                          hidden_visibility=args.hidden_visibility)
+            print(f"wrote {out}: upload it as the autograder of a Gradescope programming assignment")
         elif args.command == "status":
             from .export import status
             status(course, args.assignment)

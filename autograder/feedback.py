@@ -9,8 +9,8 @@ has removed the hidden tests. Then, for each student:
 - the page's formulas render **offline**: nbconvert's MathJax macro, which
   loads MathJax from a CDN, is replaced by autograder/templates (configured in
   nbgrader_config.py, which the formgrader reads too) with the course's own
-  MathJax inlined in the page, so a page handed back works wherever the
-  student opens it;
+  MathJax, compressed inside the page (autograder/mathjax.py), so a page
+  handed back works wherever the student opens it;
 - each page is read back: if it shows a region marker or a line of the
   reference solution or of the hidden tests that the student did not write
   themselves, or loads a script from the network, the page is deleted and
@@ -24,43 +24,11 @@ report stays with the graded notebook (``CourseDirectory.ignore``).
 
 import re
 import shutil
-from functools import cache
-from pathlib import Path
 
 from . import gradebook, leaks
 from .cells import read_notebook
 from .course import CourseError
 from .outcomes import SCORED, Outcomes
-
-# MathJax 3 as the website uses it: $...$ and $$...$$, with escapes, SVG output (no font files to fetch).
-_MATHJAX_CONFIG = """<script>
-window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']],
-                        processEscapes: true, processEnvironments: true, tags: 'ams'},
-                  options: {enableAssistiveMml: true}, svg: {fontCache: 'global'}};
-</script>
-"""
-
-
-@cache
-def mathjax_script():
-    """MathJax 3 (TeX in, SVG out: no font files) from the course's environment, as one inline <script>."""
-    import importlib.util
-    spec = importlib.util.find_spec("sphinx-mathjax-offline") or importlib.util.find_spec("sphinx_mathjax_offline")
-    roots = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
-    for root in roots:
-        script = root / "static" / "mathjax" / "tex-svg.js"
-        if script.is_file():
-            text = script.read_text(encoding="utf-8")
-            if "</script" not in text.lower():
-                return f"{_MATHJAX_CONFIG}<script>{text}</script>"
-    raise CourseError("MathJax for the feedback pages was not found (the package sphinx-mathjax-offline, "
-                      "tex-svg.js): install the course's environment (make setup)")
-
-
-def mathjax_filter(_value=""):
-    """The Jinja filter ``course_mathjax`` (nbgrader_config.py): the inline MathJax of :func:`mathjax_script`."""
-    return mathjax_script()
-
 
 def remote_scripts(html):
     """The addresses of scripts a page would load from the network (none: everything is inlined).

@@ -53,9 +53,8 @@ CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 CANVAS_KEYS = ("ID", "SIS User ID", "SIS Login ID")
 POINTS_POSSIBLE = "Points Possible"
 MOODLE_KEYS = ("username", "idnumber", "id number", "email", "email address")   # a roster's user-id headers
-GRADESCOPE = ("Gradescope has no CSV import of scores (its CSV imports are for the roster); grade there with its "
-              "own autograder, or export --format canvas or moodle and import the grades into the LMS Gradescope "
-              "also posts to")
+GRADESCOPE = ("Gradescope has no CSV import of scores (its CSV imports are for the roster): let Gradescope grade with "
+              "the course's own tests instead, python -m autograder gradescope ASSIGNMENT writes its autograder")
 
 
 def names(course):

@@ -100,6 +100,7 @@ def open_page(browser, url):
             route.continue_()
 
     page.route("**/*", on_route)
+    page.set_default_navigation_timeout(180_000)   # the formgrader renders the notebook first; a busy machine
     page.goto(url)
     return page, left
 
@@ -166,3 +167,107 @@ def test_a_failed_regrade_keeps_the_scores_entered_by_hand(course, tmp_path):
     regraded = Outcomes(course).get("hw01", "ada")
     assert regraded["status"] == GRADED and regraded["score"] == regraded["max_score"] - 3 + 2.0, regraded
     assert not regraded["needs_manual_grade"], "an unchanged written answer scored by hand is not asked for again"
+
+
+def test_nbgrader_calls_no_mathjax_2_name_the_shim_lacks():
+    """nbgrader's formgrader scripts call MathJax 2's Hub; every name they call is one autograder/mathjax.py
+    provides on top of MathJax 3 (a newer nbgrader calling another would throw in the page)."""
+    import re
+
+    import nbgrader.server_extensions.formgrader as formgrader_package
+
+    from autograder.mathjax import HUB_CALLS, mathjax_html
+    scripts = Path(formgrader_package.__file__).parent / "static" / "js"
+    called = {m for path in scripts.glob("*.js") for m in re.findall(r"MathJax\.Hub\.([\w.]+)\(", path.read_text())}
+    assert called == {"Startup.signal.Interest"}, f"nbgrader's formgrader now calls MathJax.Hub.{called}"
+    assert called <= set(HUB_CALLS)
+    html = mathjax_html()
+    assert "Interest: function (callback)" in html and 'callback("End")' in html
+
+
+def test_the_formgraders_keys_work_with_mathjax_3(course, formgrader, browser):
+    """With the course's MathJax 3 the formgrader starts in full: no error in the page, Tab moves from one
+    score or comment box to the next, Ctrl+Shift+F flags the submission and unflags it again, and the
+    gradebook keeps each."""
+    with Gradebook(course.db_url, course.course_id) as gb:
+        submission = gb.find_submission_notebook("hw01", "hw01", "ada").id
+    page, left = open_page(browser, f"{formgrader}/formgrader/submissions/{submission}/")
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.reload()
+    page.locator(f"input.score#{WRITTEN}").wait_for(timeout=180_000)
+    page.wait_for_function("() => window.formgrader && formgrader.loaded && MathJax.loaded === true"
+                           " && document.querySelectorAll('mjx-container').length > 0", timeout=180_000)
+    assert errors == [], f"the formgrader's page threw: {errors}"
+    boxes = page.evaluate("() => $('.tabbable').map((i, e) => e.id || e.className).get()")
+    assert len(boxes) >= 3, boxes
+    page.locator(f"input.score#{WRITTEN}").click()
+    start = page.evaluate("() => $('.tabbable').index(document.activeElement)")
+    assert boxes[start] == WRITTEN, (start, boxes)
+    for step in (1, 2):
+        page.keyboard.press("Tab")
+        page.wait_for_function(f"() => $('.tabbable').index(document.activeElement) === {start + step}",
+                               timeout=30_000)
+    page.keyboard.press("Shift+Tab")
+    page.wait_for_function(f"() => $('.tabbable').index(document.activeElement) === {start + 1}", timeout=30_000)
+
+    def flagged():
+        with Gradebook(course.db_url, course.course_id) as gb:
+            return gb.find_submission_notebook("hw01", "hw01", "ada").flagged
+
+    assert not flagged()
+    for expected, message in ((True, "Submission flagged"), (False, "Submission unflagged")):
+        page.keyboard.press("Control+Shift+F")
+        page.wait_for_function(f"() => $('#statusmessage').text() === {message!r}", timeout=60_000)
+        assert flagged() is expected, f"after Ctrl+Shift+F the gradebook says flagged={flagged()}"
+    assert errors == [] and left == [], (errors, left)
+    page.close()
+
+
+# Text outside code and formulas that still holds a TeX delimiter: a formula MathJax did not typeset.
+RAW_TEX = """() => {
+  const left = [], walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.parentElement.closest("pre, code, script, style, mjx-container") && /\\$|\\\\\\(|\\\\\\[/.test(n.textContent)) {
+      left.push(n.textContent.slice(0, 80));
+    }
+  }
+  return left;
+}"""
+PAGE_BOUND = 1_400_000   # bytes: MathJax compressed (0.9 MB) and the notebook; inlined as it came, 2.4 MB
+
+
+def test_a_feedback_page_is_small_and_typesets_offline(course, browser):
+    """Each feedback page carries MathJax compressed (it must travel alone: nbgrader's release_feedback
+    hands back the .html only), stays under PAGE_BOUND, and typesets its formulas with every request
+    that would leave the file refused."""
+    assert main(["--root", str(course.root), "feedback", "--assignment", "hw01", "--allow-ungraded"]) == 0
+    pages = sorted(course.feedback_dir.glob("*/hw01/*.html"))
+    assert pages, "no feedback page was written"
+    for path in pages:
+        assert path.stat().st_size < PAGE_BOUND, f"{path.name} is {path.stat().st_size} bytes"
+        html = path.read_text()
+        assert "window.MathJax" in html and "<script src=" not in html
+    lone = course.root.parent / "handed-back"   # as a student gets it: the page alone, in a folder of its own
+    lone.mkdir(exist_ok=True)
+    shutil.copy(pages[0], lone / "hw01.html")
+    errors, asked = [], []
+    page = browser.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def on_route(route):
+        if not route.request.url.startswith("file://"):
+            asked.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/*", on_route)
+    page.goto((lone / "hw01.html").as_uri())
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=120_000)
+    page.evaluate("() => MathJax.startup.promise")
+    typeset = page.evaluate("() => document.querySelectorAll('mjx-container svg').length")
+    raw = page.evaluate(RAW_TEX)
+    page.close()
+    assert errors == [] and asked == [], (errors, asked)
+    assert typeset > 5 and raw == [], f"{typeset} formulas typeset; TeX left in the text: {raw}"
