@@ -101,6 +101,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.partition("::")[0].rsplit("/", 1)[-1] in GRADING:
             item.add_marker(pytest.mark.grading)
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.hookimpl(optionalhook=True)
