@@ -75,8 +75,10 @@ $(NBVAL_DIR): $(CHAPTERS) $(TEMPLATE) | setup
 	rm -rf $@ && mkdir -p $@
 	for f in $(CHAPTERS) $(TEMPLATE); do $(BIN)/jupytext --quiet --to ipynb -o $@/$$(basename $${f%.md}).ipynb $$f; done
 
+# Every mark runs here (grading, slow, network, browser, site); the report ends with the
+# thirty slowest tests, so each run says where its time went.
 test: book pdf $(NBVAL_DIR) $(AXE)
-	$(PYTEST) $(XDIST) --doctest-modules lib tests $(NBVAL_DIR) --nbval-lax
+	$(PYTEST) $(XDIST) --durations=30 --doctest-modules lib tests $(NBVAL_DIR) --nbval-lax
 
 # The quick tier while writing: lib's tests and doctests (not the grading round
 # trips, the site or the scratch-book build), then the chapters git reports as
@@ -84,7 +86,7 @@ test: book pdf $(NBVAL_DIR) $(AXE)
 # book` reuses them).
 check: setup
 	status=0; \
-	$(PYTEST) $(XDIST) -q -m "not grading and not slow and not network" --ignore=tests/test_site.py --doctest-modules lib tests || status=1; \
+	$(PYTEST) $(XDIST) -q -m "not grading and not slow and not network and not browser" --ignore=tests/test_site.py --doctest-modules lib tests || status=1; \
 	$(BIN)/python _ext/chapter_cache.py --changed $(CHAPTERS) || status=1; \
 	exit $$status
 

@@ -50,6 +50,9 @@ HASH_KEY = "course_depends_sha256"  # a key of jupyter-cache's settings table (3
 SECONDS_KEY = "course_execution_seconds"  # {uri: seconds of its last execution}, kept when the cache is dropped
 CODE_CHARACTERS_PER_SECOND = 3000  # a chapter never executed: its code's length, at what the chapters take
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# Each chapter's kernel is handed CurveZMQ keys, as the kit's jupyter_config.json has Jupyter do (DESIGN.md):
+# ipykernel warns "Kernel is running over TCP without encryption" otherwise. nbclient reads no config file.
+KERNEL_CONFIG = {"KernelManager": {"transport_encryption": "auto"}}
 # nbclient's messages quote the cell: a failing cell in full, a timed-out one as a preview.
 QUOTED_CELL = re.compile(r"(?:following cell:|preview of the cell contents:)\n-{10,}\n(.*?)\n-{10,}\n", re.DOTALL)
 
@@ -160,6 +163,35 @@ def describe(nb, traceback_text):
     return f"{where} failed: {error}" + (f"\n{quoted_source}" if quoted_source else "")
 
 
+def _execute_one(project_nb, data, in_temp):
+    """jupyter-cache's execution of one notebook (its ``ExecutionWorker*MProc.execute``), with KERNEL_CONFIG."""
+    import tempfile
+
+    from jupyter_cache.executors.utils import copy_assets, single_nb_execution
+    from traitlets.config import Config
+
+    def execute(cwd):
+        return single_nb_execution(project_nb.nb, cwd=cwd, timeout=data.timeout, allow_errors=data.allow_errors,
+                                   config=Config(KERNEL_CONFIG))
+    if not in_temp:
+        return execute(str(Path(project_nb.uri).parent))
+    with tempfile.TemporaryDirectory() as cwd:
+        copy_assets(project_nb.uri, project_nb.assets, cwd)
+        return execute(cwd)
+
+
+try:   # module-level, so that the pool's workers can unpickle them
+    from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, ExecutionWorkerTempMProc
+
+    class _InPlace(ExecutionWorkerLocalMProc):
+        execute = staticmethod(lambda project_nb, data: _execute_one(project_nb, data, False))
+
+    class _InTemp(ExecutionWorkerTempMProc):
+        execute = staticmethod(lambda project_nb, data: _execute_one(project_nb, data, True))
+except ImportError:   # no jupyter-cache: nothing is executed here
+    pass
+
+
 def _executor(in_temp, expected=None):
     """jupyter-cache's parallel executor, handing the notebooks out one at a time, the longest first.
 
@@ -178,6 +210,8 @@ def _executor(in_temp, expected=None):
                                                ProcessData)
 
     class OneAtATime(JupyterExecutorTempMproc if in_temp else JupyterExecutorLocalMproc):
+        _EXECUTION_WORKER = _InTemp if in_temp else _InPlace
+
         def run_and_cache(self, *, filter_uris=None, filter_pks=None, timeout=30, allow_errors=False, force=False):
             records = self.get_records(filter_uris, filter_pks, clear_tracebacks=True, force=force)
             records = sorted(records, key=lambda r: (-expected.get(r.uri, 0.0), r.uri))

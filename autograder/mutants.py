@@ -149,7 +149,8 @@ def _check(assignment, jobs, timeout, only, extra, complete=False):
         runner = Runner(assignment, timeout)
         for cell in assignment.cells:
             for m in by_cell.get(cell.id, []):
-                pool.start(m.id, lambda m=m: asdict(run_variant(runner, cell, m.source, complete)))
+                whole = complete is True or m.id in (complete or ())
+                pool.start(m.id, lambda m=m, whole=whole: asdict(run_variant(runner, cell, m.source, whole)))
             if cell.student_side:
                 runner.run_student(cell)
             if cell.test_side:
@@ -174,7 +175,7 @@ def run(path, jobs=None, timeout=None, only=None, extra=(), complete=False):
     ``only``: run just these mutant ids; ``extra``: more variants to run, dicts
     with ``id``, ``cell`` (an answer cell's grade_id) and ``source`` (that
     cell's whole new source); ``complete``: run every test a mutant can reach,
-    not only until one fails.
+    not only until one fails (True: every mutant; a set of ids: those).
     """
     assignment = Assignment(path)
     jobs = jobs or os.cpu_count() or 1

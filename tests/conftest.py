@@ -18,7 +18,7 @@ The tests are dealt out in groups; a group runs on one worker, in order:
   test of tests/test_homework.py and tests/test_mutants.py whose id names an
   assignment (``[hw03]``, ``[hw03-some-mistake]``) is in that assignment's
   group, ``hw03``, and runs with the others there: its release, its
-  ``nbgrader validate`` checks, its graded batch and feedback, its mutation
+  ``nbgrader validate`` check, its graded batch and feedback, its mutation
   check. The thirteen assignments' groups run beside each other and beside
   the rest (lib, the chapters, the website, the attack corpus, the grading
   worker, PostgreSQL).
@@ -101,6 +101,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.partition("::")[0].rsplit("/", 1)[-1] in GRADING:
             item.add_marker(pytest.mark.grading)
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.hookimpl(optionalhook=True)

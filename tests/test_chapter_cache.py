@@ -22,6 +22,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError
 REPO = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("chapter_cache", REPO / "_ext" / "chapter_cache.py")
 chapter_cache = importlib.util.module_from_spec(spec)
+sys.modules["chapter_cache"] = chapter_cache   # as Sphinx imports it: the executor's workers unpickle from it
 spec.loader.exec_module(chapter_cache)
 
 HEADER = textwrap.dedent("""\
@@ -129,7 +130,7 @@ def cached_output(cache, path):
 
 
 @pytest.mark.slow
-def test_execute_caches_the_good_reports_the_bad_and_follows_the_dependencies(scratch):
+def test_execute_caches_the_good_reports_the_bad_and_follows_the_dependencies(scratch, capfd):
     cache_path = scratch / "_build" / ".jupyter_cache"
     log = []
     run = lambda: chapter_cache.execute([scratch / "good.md", scratch / "bad.md"], cache_path, scratch,  # noqa: E731
@@ -157,6 +158,8 @@ def test_execute_caches_the_good_reports_the_bad_and_follows_the_dependencies(sc
     assert run() == {}
     assert any("dropped" in line for line in log) and any("executing 2 notebook(s)" in line for line in log), log
     assert cached_output(get_cache(str(cache_path)), scratch / "good.md") == "value is 2\n"
+    # the kernels were handed CurveZMQ keys (chapter_cache.KERNEL_CONFIG): none warned of plain TCP
+    assert "without encryption" not in capfd.readouterr().err
 
 
 @pytest.mark.slow

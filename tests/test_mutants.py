@@ -4,9 +4,10 @@ The fast tests build a small homework and check the pieces: which mutants are
 made (and which are not, when they could change nothing), how each is
 classified (caught by the visible tests, caught only when graded, declared
 equivalent, surviving), what a stale declaration looks like, and that a
-mutant which hangs or kills its process is counted as caught. The slow ones
-run the check over every assignment, as CI does, and each typical mistake of
-exercises/<assignment>/mistakes.toml through the same runner.
+mutant which hangs or kills its process is counted as caught, and the
+command line. The slow ones run the check over every assignment, with each
+typical mistake of exercises/<assignment>/mistakes.toml, in one pass of the
+runner per assignment (tests/mutation_pass.py).
 """
 
 import json
@@ -22,6 +23,7 @@ from autograder import mutants
 from autograder.assignment import DECLARATIONS, Assignment
 from autograder.course import CourseError
 from autograder.operators import OPERATORS
+from tests.mutation_pass import one_pass
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())
@@ -196,44 +198,53 @@ def test_the_check_covers_every_homework():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_assignment_passes_the_mutation_check(assignment, tmp_path):
+def test_assignment_passes_the_mutation_check(assignment):
     """No mutant of the reference solution passes every test unless it is declared equivalent with a reason,
-    and the visible tests alone catch nearly all the others (``python -m autograder mutants``, as CI runs it)."""
-    out = tmp_path / "mutants.json"
-    run = subprocess.run([sys.executable, "-m", "autograder", "--root", str(REPO), "mutants", assignment,
-                          "--json", str(out)], capture_output=True, text=True, timeout=3600)
-    print(run.stdout)
-    assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
-    for homework in json.loads(out.read_text()):
-        total = {key: sum(row[key] for row in homework["parts"].values())
-                 for key in ("mutants", "visible", "graded", "equivalent", "survivors")}
-        assert total["survivors"] == 0 and not homework["stale"], homework["assignment"]
-        assert total["graded"] + total["equivalent"] == total["mutants"], homework["assignment"]
-        assert total["visible"] >= VISIBLE_SHARE * total["graded"], (
-            f"{homework['assignment']}: the visible tests catch only {total['visible']} of the {total['graded']} "
-            "mutants that grading catches; `python -m autograder mutants --show visible` lists the others")
-        for cell, row in homework["parts"].items():
-            assert row["mutants"] > 0, f"{homework['assignment']}: no mutant of {cell}"
+    and the visible tests alone catch nearly all the others (the report ``python -m autograder mutants``
+    prints, from the assignment's one pass of the runner: tests/mutation_pass.py)."""
+    summary = one_pass(assignment).summary
+    mutants.print_summary(summary)
+    total = {key: sum(row[key] for row in summary.rows.values())
+             for key in ("mutants", "visible", "graded", "equivalent", "survivors")}
+    assert total["survivors"] == 0 and not summary.survivors and not summary.stale, (assignment, summary.stale)
+    assert total["graded"] + total["equivalent"] == total["mutants"], assignment
+    assert total["visible"] >= VISIBLE_SHARE * total["graded"], (
+        f"{assignment}: the visible tests catch only {total['visible']} of the {total['graded']} "
+        "mutants that grading catches; `python -m autograder mutants --show visible` lists the others")
+    for cell, row in summary.rows.items():
+        assert row["mutants"] > 0, f"{assignment}: no mutant of {cell}"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_typical_mistakes_are_caught_where_they_say(assignment, tmp_path):
-    """Each typical mistake fails exactly its part, in the visible tests unless it says otherwise, with its message."""
-    mistakes = load_mistakes(assignment)
-    variants = [{"id": m["name"], "cell": m["cell"], "source": m["source"]} for m in mistakes]
-    (tmp_path / "variants.json").write_text(json.dumps(variants))
-    script = ("import json, sys; from autograder import mutants; "
-              "variants = json.load(open(sys.argv[2])); "
-              "print(json.dumps(mutants.run(sys.argv[1], only=set(), extra=variants, complete=True)))")
-    run = subprocess.run([sys.executable, "-c", script, str(REPO / "exercises" / assignment / f"{assignment}.ipynb"),
-                          str(tmp_path / "variants.json")], capture_output=True, text=True, timeout=1800)
-    assert run.returncode == 0, run.stderr[-3000:]
-    verdicts = by_id(json.loads(run.stdout))
-    for mistake in mistakes:
-        verdict = verdicts[mistake["name"]]["verdict"]
+def test_typical_mistakes_are_caught_where_they_say(assignment):
+    """Each typical mistake fails exactly its part, in the visible tests unless it says otherwise, with its message
+    (run with every test it reaches, as grading runs them; nbgrader agrees with the runner: tests/test_homework.py)."""
+    verdicts = one_pass(assignment).mistakes
+    for mistake in load_mistakes(assignment):
+        verdict = verdicts[mistake["name"]]
         assert verdict["outcome"] == "ran" and set(verdict["failed"]) == {mistake["fails"]}, (mistake["name"], verdict)
         where, message = verdict["failed"][mistake["fails"]]
         assert where == ("visible" if mistake.get("visible", True) else "hidden"), (
             f"{mistake['name']} ({mistake['what']}) is caught by the {where} tests")
         assert mistake.get("message", "") in message, f"{mistake['name']}: the message is {message!r}"
+
+
+def test_the_mutants_command(toy):
+    """``python -m autograder mutants`` as an instructor runs it: the report, the JSON, --only and --complete,
+    and its exit status (1 while a mutant survives undeclared, 0 once each is declared with its reason)."""
+    root, out = toy.parent.parent.parent, toy.parent / "mutants.json"
+    (root / "nbgrader_config.py").write_text((REPO / "nbgrader_config.py").read_text())
+    command = [sys.executable, "-m", "autograder", "--root", str(root), "mutants", "toy", "--json", str(out)]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "answer-f:4:9:transpose" in run.stdout and "mutants.toml under [equivalent]" in run.stdout, run.stdout
+    reported = json.loads(out.read_text())[0]
+    assert reported["assignment"] == "toy" and reported["parts"]["answer-f"]["survivors"] == 2
+    (toy.parent / DECLARATIONS).write_text('[equivalent]\n"answer-f:4:9:swap-product" = "M is symmetric"\n'
+                                           '"answer-f:4:9:transpose" = "M is symmetric"\n')
+    sign = "answer-f:6:12:add-sub"
+    run = subprocess.run(command + ["--only", sign, "--complete"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    only = json.loads(out.read_text())[0]["mutants"]
+    assert [m["id"] for m in only] == [sign] and set(only[0]["verdict"]["failed"]) == {"test-f"}
