@@ -77,3 +77,27 @@ def test_pdf_is_tagged_with_headings_and_figure_alt_text(pdf_text):
     assert len(figures) >= 50, f"only {len(figures)} figures in the structure tree"
     alts = re.findall(rb"/Alt\s*\(", PDF.read_bytes())
     assert len(alts) >= 50, f"only {len(alts)} figures carry alt text in the PDF"
+
+
+def test_no_equation_runs_off_the_left_edge_of_the_text():
+    """Every word of the text layer starts at or right of the text's left edge (the commonest first x of a
+    word): a display equation wider than the column, centred, used to lose its left-hand side off that edge
+    (eq. (1.2)'s u_{k+1}, (2.13)'s T, (10.6)'s δA), on paper and for a reader reading the text layer."""
+    if not PDF.is_file() or not shutil.which("pdftotext"):
+        if os.environ.get("RBD_REQUIRE_PDF") == "1":
+            pytest.fail("missing the PDF or pdftotext, and RBD_REQUIRE_PDF=1")
+        pytest.skip("missing the PDF or pdftotext")
+    boxes = subprocess.run(["pdftotext", "-bbox", str(PDF), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    words = []
+    for number, page in enumerate(boxes.split("<page ")[1:], 1):
+        words += [(number, float(x), w) for x, w in
+                  re.findall(r'<word xMin="([-\d.]+)" yMin="[-\d.]+" xMax="[-\d.]+" yMax="[-\d.]+">([^<]*)</word>',
+                             page)]
+    assert len(words) > 10_000, f"only {len(words)} words in the PDF's text layer"
+    starts = {}
+    for _, x, _ in words:
+        starts[round(x, 1)] = starts.get(round(x, 1), 0) + 1
+    edge = max(starts, key=starts.get)
+    cut = [f"p. {n}: {w!r} at x = {x:.1f} pt" for n, x, w in words if x < edge - 1.5]
+    assert not cut, f"{len(cut)} words start left of the text's edge ({edge} pt):\n" + "\n".join(cut[:20])

@@ -46,6 +46,41 @@ mjx-container[display="true"] { overflow: visible !important; }
 """
 
 
+# A4's 210 mm less the page margins (15 mm each side), in CSS pixels (96 per inch).
+COLUMN_PX = round((210 - 30) / 25.4 * 96)
+
+# Every display equation whose drawing (its rows and its equation number) reaches
+# past the column gets a smaller font size, MathJax's output scaling with it.
+FIT_EQUATIONS = """() => {
+  const reach = (eq) => {
+    let lo = Infinity, hi = -Infinity;
+    for (const part of [eq, ...eq.querySelectorAll("*")]) {
+      const r = part.getBoundingClientRect();
+      if (r.width === 0) continue;
+      lo = Math.min(lo, r.left); hi = Math.max(hi, r.right);
+    }
+    return [lo, hi];
+  };
+  let shrunk = 0;
+  for (const eq of document.querySelectorAll('mjx-container[display="true"]')) {
+    const parent = eq.parentElement, style = getComputedStyle(parent), r = parent.getBoundingClientRect();
+    // a margin of 4 % each side: Chromium's print layout differs from the screen's by a few pixels
+    const inner = r.width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const left = r.left + parseFloat(style.paddingLeft) + 0.04 * inner, right = left + 0.92 * inner;
+    if (right <= left) continue;
+    for (let pass = 0; pass < 3; pass++) {
+      const [lo, hi] = reach(eq);
+      if (lo >= left - 0.5 && hi <= right + 0.5) break;
+      if (pass === 0) shrunk += 1;
+      eq.style.marginLeft = eq.style.marginRight = "0";
+      const size = parseFloat(getComputedStyle(eq).fontSize);
+      eq.style.fontSize = (size * Math.min(1, (right - left) / (hi - lo)) * 0.98) + "px";
+    }
+  }
+  return shrunk;
+}"""
+
+
 def build_single_page():
     """The whole book as one HTML page (``_build/singlehtml/intro.html``), from the execution cache."""
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--builder", "singlehtml"]
@@ -78,6 +113,12 @@ def print_pdf(page, out, timeout_ms=180_000):
                 sys.exit(f"MathJax typeset only {typeset} of the book's {source} equations; not printing")
             tab.add_style_tag(content=PRINT_CSS)
             tab.emulate_media(media="print")
+            # Lay the page out at the printed column's width, then shrink every display
+            # equation wider than it: centred and wider than the column, an equation ran
+            # off the left edge, its left-hand side lost in print and in the text layer.
+            tab.set_viewport_size({"width": COLUMN_PX, "height": 1000})
+            shrunk = tab.evaluate(FIT_EQUATIONS)
+            print(f"{shrunk} display equations shrunk to the printed column's width")
             out.parent.mkdir(parents=True, exist_ok=True)
             # A tagged PDF (Chromium's generateTaggedPDF): headings, paragraphs, lists,
             # tables and figures with their alt text in the structure tree, in reading
