@@ -24,6 +24,8 @@ def build_parser():
     grade.add_argument("--assignment", help="default: the only assignment there is, or the only one whose "
                                             "name appears among the submitted files")
     grade.add_argument("--force", action="store_true", help="grade again even unchanged submissions")
+    grade.add_argument("--student", metavar="ID", help="grade this student's hand-in only (the id as nbgrader "
+                                                       "has it, e.g. the folder name in submitted/)")
     grade.add_argument("--jobs", type=int, metavar="N", help="students graded at once (default: one per core)")
     grade.add_argument("--dask", metavar="ADDRESS", help="grade on a Dask distributed cluster: its scheduler's "
                        "address (tcp://host:8786), or 'local' for a cluster of --jobs workers here")
@@ -59,6 +61,11 @@ def build_parser():
     export.add_argument("--column", action="append", default=[], metavar="ASSIGNMENT=HEADER",
                         help="the column an assignment's scores go to, e.g. 'hw01=Homework 1 (4321)' "
                              "(default: the template column naming the assignment, or the assignment's name)")
+
+    forget = commands.add_parser("forget", help="remove a student's outcome of an assignment (a wrong hand-in "
+                                                "graded): never a hand-in, never a score entered by hand")
+    forget.add_argument("--assignment", required=True)
+    forget.add_argument("--student", required=True, metavar="ID")
 
     status = commands.add_parser("status", help="print a short table of the outcomes")
     status.add_argument("--assignment", help="default: every assignment")
@@ -105,7 +112,7 @@ def main(argv=None):
                 os.environ["RBD_WARM_SANDBOX"] = "0"   # likewise
             try:
                 grade.grade(course, args.path, args.assignment, force=args.force, time_limit=args.time_limit,
-                            memory_mb=args.memory_limit, jobs=args.jobs, dask=args.dask)
+                            memory_mb=args.memory_limit, jobs=args.jobs, dask=args.dask, student=args.student)
             finally:
                 for name, value in (("RBD_NO_SANDBOX", asked), ("RBD_WARM_SANDBOX", warm_asked)):
                     if value is None:
@@ -120,6 +127,9 @@ def main(argv=None):
             count, _ = write(course, args.format, args.out, args.assignment, args.template, args.column,
                              report=lambda line: print(line, file=sys.stderr))
             print(f"wrote {count} row(s) to {args.out}")
+        elif args.command == "forget":
+            from .outcomes import remove
+            print(remove(course, args.assignment, args.student))
         elif args.command == "status":
             from .export import status
             status(course, args.assignment)

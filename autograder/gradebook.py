@@ -1,6 +1,7 @@
 """Reading and tidying the nbgrader gradebook (SQLite by default, any SQLAlchemy URL)."""
 
 import contextlib
+from datetime import timezone
 
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -19,6 +20,16 @@ def knows(course, assignment):
         except MissingEntry:
             return False
         return True
+
+
+def due_date(course, assignment):
+    """The assignment's due date (UTC, aware), or None when it has none."""
+    with opened(course) as gb:
+        try:
+            due = gb.find_assignment(assignment).duedate
+        except MissingEntry:
+            return None
+    return None if due is None else due.replace(tzinfo=timezone.utc)
 
 
 def max_score(course, assignment):
