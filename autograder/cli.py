@@ -67,6 +67,11 @@ def build_parser():
     forget.add_argument("--assignment", required=True)
     forget.add_argument("--student", required=True, metavar="ID")
 
+    extend = commands.add_parser("extend", help="give a student more time past the due date (nbgrader's extension)")
+    extend.add_argument("--assignment", required=True)
+    extend.add_argument("--student", required=True, metavar="ID")
+    extend.add_argument("--hours", type=float, required=True, help="hours past the due date; 0 removes the extension")
+
     status = commands.add_parser("status", help="print a short table of the outcomes")
     status.add_argument("--assignment", help="default: every assignment")
 
@@ -130,6 +135,14 @@ def main(argv=None):
         elif args.command == "forget":
             from .outcomes import remove
             print(remove(course, args.assignment, args.student))
+        elif args.command == "extend":
+            from .gradebook import extend
+            course.check_assignment(args.assignment)
+            if not extend(course, args.assignment, args.student, args.hours):
+                raise CourseError(f"{args.student} has no {args.assignment} in the gradebook yet: grade the hand-in "
+                                  "first, then give the extension")
+            print(f"{args.assignment}/{args.student}: due {args.hours:g} h after the due date; grade again to apply "
+                  f"the late rule: grade --assignment {args.assignment} --student \"{args.student}\" --force")
         elif args.command == "status":
             from .export import status
             status(course, args.assignment)

@@ -174,6 +174,9 @@ def one_student_folder(course, path, student, assignment):
             raise CourseError(f"{path} is {inside[0]}'s folder, not {student}'s")
         if len(inside) == 2 and assignment not in (None, inside[1]):
             raise CourseError(f"{path} holds {inside[1]}, not {assignment}")
+        if len(inside) == 1 and assignment is None:   # the only assignment this student handed in
+            theirs = [p.name for p in real.iterdir() if p.name in course.assignments()]
+            assignment = theirs[0] if len(theirs) == 1 else None
         return None, inside[0], assignment or (inside[1] if len(inside) == 2 else None)
     if Path(path).is_dir():
         entries = [p.name for p in Path(path).iterdir() if not p.name.startswith(".")]

@@ -59,6 +59,18 @@ def scores(course, assignment, student):
                 "late_penalty": float(submission.late_submission_penalty or 0.0)}
 
 
+def extend(course, assignment, student, hours):
+    """Give a student ``hours`` past the due date (nbgrader's extension; 0 removes it). Only a hand-in already
+    in the gradebook can have one (nbgrader keeps it on the submission, so that no empty submission is made)."""
+    with opened(course) as gb:
+        try:
+            gb.find_submission(assignment, student)
+        except MissingEntry:
+            return False
+        gb.grant_extension(assignment, student, hours=hours)
+    return True
+
+
 def students(course, assignment):
     """Students who have a submission of the assignment in the gradebook."""
     with opened(course) as gb:

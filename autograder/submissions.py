@@ -28,7 +28,6 @@ submissions in the zip, only the newest (highest submission id) is graded.
 """
 
 import contextlib
-import hashlib
 import json
 import os
 import re
