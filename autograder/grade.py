@@ -9,7 +9,10 @@ function below it in the same order:
    notebooks, with nbgrader's ``timestamp.txt`` beside them, are copied to the
    grader's own folder ``autograded/_copies/<student>/<assignment>/`` and
    checked: a file that is empty, not JSON, not a valid notebook, or not this
-   assignment's notebook is not graded. The hand-in itself, wherever it lies
+   assignment's notebook (another homework's is named) is not graded. A
+   hand-in without nbgrader's ``timestamp.txt`` gets one in the copy when its
+   time is known (a zip entry's, Canvas's late mark: :func:`handed_in_at`), so
+   that nbgrader's late penalty treats every source alike. The hand-in itself, wherever it lies
    (``submitted/`` as ``nbgrader collect`` fills it, a class folder, a .zip),
    is only ever read;
 2. **normalize** (:func:`normalize`): a test cell handed in twice is kept

@@ -54,6 +54,11 @@ def nbgrader(cwd, *args, check=True):
     return done.stdout + done.stderr
 
 
+def own_cache(home):
+    """nbgrader's submission cache of one student (in their own home on a hub; here all share one account)."""
+    return f"--Exchange.cache={home / '.nbgrader_cache'}"
+
+
 def snapshot(*folders):
     """Every file under the folders (or the file itself), path -> sha256 of its bytes."""
     return {str(p): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -83,7 +88,7 @@ def hub(tmp_path_factory):
             nbformat.write(answered(mine), str(mine))
         for early in ("ada", "jo doe"):
             nbgrader(students[early], "submit", ASSIGNMENT, "--course", "rbd-course", f"--student={early}",
-                     f"--Exchange.root={exchange}")
+                     f"--Exchange.root={exchange}", own_cache(students[early]))
         # the due date falls between the two hand-ins: 名前's is late
         on_time = datetime.now(timezone.utc)
         time.sleep(1.1)
@@ -91,6 +96,7 @@ def hub(tmp_path_factory):
             gb.update_or_create_assignment(ASSIGNMENT, duedate=on_time.replace(tzinfo=None))
         time.sleep(1.1)
         nbgrader(students["名前"], "submit", ASSIGNMENT, "--course", "rbd-course", "--student=名前",
+                 own_cache(students["名前"]),
                  f"--Exchange.root={exchange}")
         nbgrader(root, "collect", ASSIGNMENT)
         # jo_doe, another hub user, handed in hw04 only (as nbgrader collect leaves it)
@@ -141,6 +147,7 @@ def flow(hub):
     step("feedback", "feedback")
     logs["release_feedback"] = nbgrader(root, "release_feedback", ASSIGNMENT)
     logs["fetch_feedback"] = nbgrader(hub["homes"]["ada"], "fetch_feedback", ASSIGNMENT, "--course", "rbd-course",
+                                      own_cache(hub["homes"]["ada"]),
                                       "--student=ada", f"--Exchange.root={exchange}")
     after["release_feedback"] = snapshot(course.submitted, exchange / "rbd-course" / "inbound", hub["zip"])
     step("export", "export", "--out", str(root / "grades.csv"))
@@ -245,7 +252,8 @@ def test_collect_still_takes_a_student_graded_from_another_folder(flow, hub, tmp
     shutil.copy(mine, emailed / "cy.ipynb")
     assert main(["--root", str(root), "grade", str(emailed), "--assignment", ASSIGNMENT]) == 0
     assert not (root / "submitted" / "cy").exists()
-    nbgrader(home, "submit", ASSIGNMENT, "--course", "rbd-course", "--student=cy", f"--Exchange.root={exchange}")
+    nbgrader(home, "submit", ASSIGNMENT, "--course", "rbd-course", "--student=cy", f"--Exchange.root={exchange}",
+             own_cache(home))
     said = nbgrader(root, "collect", ASSIGNMENT)
     assert (root / "submitted" / "cy" / ASSIGNMENT / "hw01.ipynb").is_file(), said
     kept = {p: h for p, h in snapshot(hub["course"].submitted).items() if "/cy/" not in p}
