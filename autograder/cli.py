@@ -141,8 +141,8 @@ def main(argv=None):
             if not extend(course, args.assignment, args.student, args.hours):
                 raise CourseError(f"{args.student} has no {args.assignment} in the gradebook yet: grade the hand-in "
                                   "first, then give the extension")
-            print(f"{args.assignment}/{args.student}: due {args.hours:g} h after the due date; grade again to apply "
-                  f"the late rule: grade --assignment {args.assignment} --student \"{args.student}\" --force")
+            print(f"{args.assignment}/{args.student}: due {args.hours:g} h later than {args.assignment}; grade again "
+                  f"to apply it: grade --assignment {args.assignment} --student \"{args.student}\" --force")
         elif args.command == "status":
             from .export import status
             status(course, args.assignment)

@@ -264,9 +264,10 @@ def test_an_extension_lifts_the_late_penalty_when_the_student_is_graded_again(fl
     root = hub["root"]
     assert flow["rows"]["名前"]["score"] == "0"
     assert main(["--root", str(root), "extend", "--assignment", ASSIGNMENT, "--student", "名前", "--hours", "1"]) == 0
+    assert "hw01/名前: due 1 h later" in capsys.readouterr().out
     assert main(["--root", str(root), "grade", "--assignment", ASSIGNMENT, "--student", "名前", "--force"]) == 0
     said = capsys.readouterr().out
-    assert "hw01/名前: graded" in said and "after the due date" not in said, said
+    assert "hw01/名前: graded" in said and "after the due date" not in said and "late" not in said, said
     outcome = Outcomes(hub["course"]).get(ASSIGNMENT, "名前")
     assert outcome["seconds_late"] == 0 and outcome["late_penalty"] == 0 and outcome["score"] > 0, outcome
     assert main(["--root", str(root), "extend", "--assignment", ASSIGNMENT, "--student", "nobody", "--hours", "1"]) == 1
