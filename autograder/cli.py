@@ -24,6 +24,8 @@ def build_parser():
     grade.add_argument("--assignment", help="default: the only assignment there is, or the only one whose "
                                             "name appears among the submitted files")
     grade.add_argument("--force", action="store_true", help="grade again even unchanged submissions")
+    grade.add_argument("--student", metavar="ID", help="grade this student's hand-in only (the id as nbgrader "
+                                                       "has it, e.g. the folder name in submitted/)")
     grade.add_argument("--jobs", type=int, metavar="N", help="students graded at once (default: one per core)")
     grade.add_argument("--dask", metavar="ADDRESS", help="grade on a Dask distributed cluster: its scheduler's "
                        "address (tcp://host:8786), or 'local' for a cluster of --jobs workers here")
@@ -78,6 +80,16 @@ def build_parser():
                             help="grade without the sandbox where Gradescope's container cannot set it up "
                                  "(the students' code then runs unconfined: trusted code only)")
 
+    forget = commands.add_parser("forget", help="remove a student's outcome of an assignment (a wrong hand-in "
+                                                "graded): never a hand-in, never a score entered by hand")
+    forget.add_argument("--assignment", required=True)
+    forget.add_argument("--student", required=True, metavar="ID")
+
+    extend = commands.add_parser("extend", help="give a student more time past the due date (nbgrader's extension)")
+    extend.add_argument("--assignment", required=True)
+    extend.add_argument("--student", required=True, metavar="ID")
+    extend.add_argument("--hours", type=float, required=True, help="hours past the due date; 0 removes the extension")
+
     status = commands.add_parser("status", help="print a short table of the outcomes")
     status.add_argument("--assignment", help="default: every assignment")
 
@@ -123,7 +135,7 @@ def main(argv=None):
                 os.environ["RBD_WARM_SANDBOX"] = "0"   # likewise
             try:
                 grade.grade(course, args.path, args.assignment, force=args.force, time_limit=args.time_limit,
-                            memory_mb=args.memory_limit, jobs=args.jobs, dask=args.dask)
+                            memory_mb=args.memory_limit, jobs=args.jobs, dask=args.dask, student=args.student)
             finally:
                 for name, value in (("RBD_NO_SANDBOX", asked), ("RBD_WARM_SANDBOX", warm_asked)):
                     if value is None:
@@ -144,6 +156,17 @@ def main(argv=None):
             out = package(course, args.assignment, args.out, sandbox=not args.no_sandbox,
                           hidden_visibility=args.hidden_visibility)
             print(f"wrote {out}: upload it as the autograder of a Gradescope programming assignment")
+        elif args.command == "forget":
+            from .outcomes import remove
+            print(remove(course, args.assignment, args.student))
+        elif args.command == "extend":
+            from .gradebook import extend
+            course.check_assignment(args.assignment)
+            if not extend(course, args.assignment, args.student, args.hours):
+                raise CourseError(f"{args.student} has no {args.assignment} in the gradebook yet: grade the hand-in "
+                                  "first, then give the extension")
+            print(f"{args.assignment}/{args.student}: due {args.hours:g} h later than {args.assignment}; grade again "
+                  f"to apply it: grade --assignment {args.assignment} --student \"{args.student}\" --force")
         elif args.command == "status":
             from .export import status
             status(course, args.assignment)

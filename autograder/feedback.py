@@ -19,16 +19,24 @@ has removed the hidden tests. Then, for each student:
 A feedback folder holds only the pages and nbgrader's ``timestamp.txt`` and
 ``submission_secret.txt`` (what ``nbgrader release_feedback`` needs to hand a
 collected submission's feedback back through the exchange); the judge's
-report stays with the graded notebook (``CourseDirectory.ignore``).
+report stays with the graded notebook (``CourseDirectory.ignore``). A student
+graded from a class folder or a zip handed in no secret: their folder gets a
+new secret no student holds and the hand-in time (or, when none is known,
+the time the page was written), so that stock ``release_feedback`` goes
+through the whole class; it files their pages in the exchange where no one
+fetches them, and they get ``feedback/<student>/`` by other means.
 """
 
 import re
+import secrets
 import shutil
+from datetime import datetime, timezone
 
 from . import gradebook, leaks
 from .cells import read_notebook
 from .course import CourseError
 from .outcomes import SCORED, Outcomes
+
 
 def remote_scripts(html):
     """The addresses of scripts a page would load from the network (none: everything is inlined).
@@ -59,6 +67,19 @@ def check_feedback(course, assignment, student):
                             f"({', '.join(remote_scripts(html))}), so it would not work offline")
             page.unlink()
     return problems
+
+
+def as_released(course, assignment, student):
+    """Give a feedback folder of a student who handed in outside the exchange what ``nbgrader release_feedback``
+    reads there: ``timestamp.txt`` (the hand-in time nbgrader recorded, else now) and a ``submission_secret.txt``
+    no student holds."""
+    folder = course.student_folder("feedback", student, assignment)
+    stamp = folder / "timestamp.txt"
+    if not stamp.is_file():
+        when = (gradebook.scores(course, assignment, student) or {}).get("timestamp")
+        when = datetime.fromisoformat(when) if when else datetime.now(timezone.utc)
+        stamp.write_text(when.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
+    (folder / "submission_secret.txt").write_text(secrets.token_hex(16))
 
 
 def feedback(course, assignments=(), report=print, allow_ungraded=False):
@@ -102,11 +123,12 @@ def feedback(course, assignments=(), report=print, allow_ungraded=False):
                     report(f"warning: no feedback for {assignment}/{student} ({name}.html); see {log_path}")
         outside = [s for s in ready if (course.student_folder("feedback", s, assignment)).is_dir()
                    and not (course.student_folder("feedback", s, assignment) / "submission_secret.txt").is_file()]
-        if outside and len(outside) < len(ready):
+        for student in outside:
+            as_released(course, assignment, student)
+        if outside:
             report(f"{assignment}: {len(outside)} student(s) did not hand in through nbgrader's exchange "
-                   f"({', '.join(outside)}): nbgrader release_feedback cannot hand their pages back and stops at "
-                   "the first of them; give them feedback/<student>/ yourself, or release feedback per student "
-                   "(nbgrader release_feedback --student=ID)")
+                   f"({', '.join(outside)}): nbgrader release_feedback goes past them but cannot hand their pages "
+                   "back; give them feedback/<student>/ yourself")
         if ready:
             report(f"{assignment}: feedback for {len(ready)} student(s) in "
                    f"{course.feedback_dir.relative_to(course.root)}/<student>/{assignment}/"

@@ -9,7 +9,10 @@ function below it in the same order:
    notebooks, with nbgrader's ``timestamp.txt`` beside them, are copied to the
    grader's own folder ``autograded/_copies/<student>/<assignment>/`` and
    checked: a file that is empty, not JSON, not a valid notebook, or not this
-   assignment's notebook is not graded. The hand-in itself, wherever it lies
+   assignment's notebook (another homework's is named) is not graded. A
+   hand-in without nbgrader's ``timestamp.txt`` gets one in the copy when its
+   time is known (a zip entry's, Canvas's late mark: :func:`handed_in_at`), so
+   that nbgrader's late penalty treats every source alike. The hand-in itself, wherever it lies
    (``submitted/`` as ``nbgrader collect`` fills it, a class folder, a .zip),
    is only ever read;
 2. **normalize** (:func:`normalize`): a test cell handed in twice is kept
@@ -48,6 +51,7 @@ import shutil
 import threading
 import traceback
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import nbformat
@@ -55,18 +59,25 @@ from nbformat.warnings import DuplicateCellId
 from nbgrader.utils import is_solution
 
 from . import gradebook, sandbox, submissions
-from .cells import grade_id, grade_ids, read_notebook
+from .cells import grade_id, grade_ids, read_notebook, role
 from .course import CourseError
 from .outcomes import FAILED, FLAGGED, SCORED, Outcomes, failed, restated
 from .verdict import verdict
 from .worker import GradingWorker
 
+GRADED_ROLES = ("test", "answer", "written")
+
 
 # --- the batch -----------------------------------------------------------------------------
 def grade(course, path=None, assignment=None, force=False, time_limit=None, memory_mb=None, report=print,
-          jobs=None, dask=None):
+          jobs=None, dask=None, student=None):
     """Grade every submission under ``path`` (a folder or a .zip; default: ``submitted/``, the folder
     ``nbgrader collect`` fills); returns their outcomes.
+
+    ``student``: grade that student's hand-in only (the id as the grader
+    lists it, or the name as handed in). ``path`` may also be one student's
+    folder of ``submitted/`` (``submitted/<student>`` or
+    ``submitted/<student>/<assignment>``): that student is graded.
 
     ``time_limit`` (seconds for one submission) and ``memory_mb`` (a grading
     worker's address space) default to the course's limits. ``jobs`` students
@@ -78,6 +89,7 @@ def grade(course, path=None, assignment=None, force=False, time_limit=None, memo
     :class:`CourseError` says why and what to install) unless unconfined
     grading was asked for (``--no-sandbox``, :func:`autograder.sandbox.unconfined_asked`).
     """
+    path, student, assignment = one_student_folder(course, path, student, assignment)
     path = class_folder(course, path)
     problem = sandbox.available()
     if problem and not sandbox.unconfined_asked():
@@ -95,8 +107,7 @@ def grade(course, path=None, assignment=None, force=False, time_limit=None, memo
                           f"(python -m autograder release {assignment})")
     limits = dataclasses.replace(course.limits, **{k: v for k, v in (("notebook_s", time_limit),
                                                                       ("worker_mb", memory_mb)) if v is not None})
-    book, ids = Outcomes(course), set().union(*(grade_ids(read_notebook(p))
-                                                for p in course.source_notebooks(assignment).values()))
+    book, ids = Outcomes(course), graded_cells(course)
     results, lock = [], threading.Lock()
     jobs = max(1, int(jobs or os.cpu_count() or 1))
 
@@ -119,8 +130,11 @@ def grade(course, path=None, assignment=None, force=False, time_limit=None, memo
         record(*outcome)
 
     try:
-        others = [a for a in course.assignments() if a != assignment]   # hand-ins of only those: none of this one
-        with submissions.opened(path, assignment, list(course.source_notebooks(assignment)), others) as found:
+        exact = path.resolve() == course.submitted.resolve()   # nbgrader's own ids, kept as they are
+        with submissions.opened(path, assignment, list(course.source_notebooks(assignment)), compose=not exact,
+                                others=course.assignments(), report=report) as found:
+            if student is not None:
+                found = only(found, student, path)
             if not found:
                 report(f"no submissions found in {path}")
             elif dask:
@@ -148,6 +162,52 @@ def grade(course, path=None, assignment=None, force=False, time_limit=None, memo
     report(f"{assignment}: {graded} graded ({flagged} flagged for review), {len(results) - graded} could not be graded "
            f"(outcomes in {book.path.relative_to(course.root)})")
     return results
+
+
+def one_student_folder(course, path, student, assignment):
+    """``(path, student, assignment)``, with a student's folder of ``submitted/`` read as that student in
+    ``submitted/``; a folder that holds nothing but assignments' folders (one student's, elsewhere) is refused,
+    for its assignments would be taken for students."""
+    if path is None:
+        return path, student, assignment
+    real, submitted = Path(path).resolve(), course.submitted.resolve()
+    inside = real.relative_to(submitted).parts if submitted in real.parents else ()
+    if len(inside) in (1, 2):
+        if student is not None and student != inside[0]:
+            raise CourseError(f"{path} is {inside[0]}'s folder, not {student}'s")
+        if len(inside) == 2 and assignment not in (None, inside[1]):
+            raise CourseError(f"{path} holds {inside[1]}, not {assignment}")
+        if len(inside) == 1 and assignment is None:   # the only assignment this student handed in
+            theirs = [p.name for p in real.iterdir() if p.name in course.assignments()]
+            assignment = theirs[0] if len(theirs) == 1 else None
+        return None, inside[0], assignment or (inside[1] if len(inside) == 2 else None)
+    if Path(path).is_dir():
+        entries = [p.name for p in Path(path).iterdir() if not p.name.startswith(".")]
+        if entries and set(entries) <= set(course.assignments()):
+            raise CourseError(f"{path} holds only assignment folders ({', '.join(sorted(entries))}): it looks like "
+                              "one student's folder, and its assignments would be taken for students. Name the "
+                              "class folder and the student: grade CLASS_FOLDER --student ID")
+    return path, student, assignment
+
+
+def only(found, student, path):
+    """The hand-in of one student among ``found`` (by id, or by the name as handed in)."""
+    mine = [s for s in found if s.student == student] or [s for s in found if s.name == student]
+    if not mine:
+        known = ", ".join(sorted(s.student for s in found)) or "none"
+        raise CourseError(f"no hand-in of student {student!r} in {path} (students there: {known})")
+    return mine
+
+
+def graded_cells(course):
+    """Every assignment of the course -> the nbgrader ids of its cells and those of its graded cells (answers and
+    tests): what :func:`read` checks a hand-in against, to tell one homework's notebook from another's."""
+    ids = {}
+    for assignment in course.assignments():
+        nbs = [read_notebook(p) for p in course.source_notebooks(assignment).values()]
+        ids[assignment] = (set().union(*(grade_ids(nb) for nb in nbs)),
+                           {grade_id(c) for nb in nbs for c in nb.cells if role(c) in GRADED_ROLES})
+    return ids
 
 
 def class_folder(course, path):
@@ -196,7 +256,7 @@ def grade_one(course, assignment, submission, previous, ids, force, limits):
     """One student's submission through the pipeline; returns its outcome, and whether it was skipped as unchanged.
 
     ``previous`` is the student's earlier outcome, if any; ``ids`` the
-    assignment's nbgrader cell ids. Runs anywhere that sees the course folder
+    course's nbgrader cell ids (:func:`graded_cells`). Runs anywhere that sees the course folder
     and the gradebook (a thread here, or a Dask worker); the outcome is
     recorded by the caller.
     """
@@ -219,6 +279,7 @@ def grade_one(course, assignment, submission, previous, ids, force, limits):
         return failed(assignment, work.student, problem, **source), False
     same = bool(previous) and previous.get("sha256") == source["sha256"]
     reviewed, notes = still_reviewed(work, before, same)
+    notes += handed_in_at(work, submission)
     # 2. normalize
     notes += [note for name in work.names for note in normalize(work.copy(name))]
     # 3. run confined
@@ -297,10 +358,41 @@ def read(work, submission, ids):
     for name in work.names:
         if not work.copy(name).is_file():
             return f"{name}.ipynb is missing from the submission"
-        problem = submissions.check_notebook(work.copy(name), work.assignment, ids)
+        problem = submissions.check_notebook(work.copy(name), work.assignment, ids[work.assignment][0],
+                                             {a: graded for a, (_, graded) in ids.items()})
         if problem:
             return problem
     return ""
+
+
+def handed_in_at(work, submission):
+    """Give the grader's copy the hand-in time nbgrader's late penalty reads (``timestamp.txt``), when the
+    hand-in carries none of its own; notes on how it was found.
+
+    nbgrader's exchange writes the time itself (kept as it is). A zip's entry
+    time is the hand-in time. Canvas's mark decides whether it is late: marked
+    late with no later time in the download, it counts as 1 s late; marked on
+    time (a Canvas extension) with a later file time, as handed in at the due
+    date. Anything else (a plain folder, whose file times change when files
+    are copied) has no hand-in time, and is not counted late.
+    """
+    if "timestamp.txt" in submission.extras:
+        return []
+    when, notes = submission.time, []
+    due = gradebook.due_date(work.course, work.assignment)
+    if submission.late and due is None:
+        notes.append(f"Canvas marks it late, but {work.assignment} has no due date in the gradebook, so no late "
+                     "penalty applies (set the due date: nbgrader db assignment add ... --duedate)")
+    elif submission.late and (when is None or when <= due):
+        when = due + timedelta(seconds=1)
+        notes.append("Canvas marks it late; the download gives no later hand-in time, so it counts as 1 s late")
+    elif submission.late is False and when is not None and due is not None and when > due:
+        when = due
+        notes.append("Canvas marks it on time (an extension in Canvas?) though its file is dated after the due "
+                     "date: it counts as handed in at the due date")
+    if when is not None:
+        (work.copy() / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
+    return notes
 
 
 # --- 2. normalize --------------------------------------------------------------------------
@@ -370,6 +462,8 @@ def describe(outcome, skipped=False):
         return f"{who}: could not be graded: {outcome['reason']}" + "".join(
             f"; note: {n}" for n in outcome.get("notes", []))
     line = f"{who}: {outcome['status']}, {outcome['score']:g} / {outcome['max_score']:g}"
+    if outcome.get("late_penalty"):
+        line += f" (after the late penalty: {max(0.0, outcome['score'] - outcome['late_penalty']):g})"
     if outcome.get("needs_manual_grade"):
         line += " (written answers still to grade by hand)"
     if skipped:

@@ -1,6 +1,7 @@
 """Reading and tidying the nbgrader gradebook (SQLite by default, any SQLAlchemy URL)."""
 
 import contextlib
+from datetime import timezone
 
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -19,6 +20,16 @@ def knows(course, assignment):
         except MissingEntry:
             return False
         return True
+
+
+def due_date(course, assignment):
+    """The assignment's due date (UTC, aware), or None when it has none."""
+    with opened(course) as gb:
+        try:
+            due = gb.find_assignment(assignment).duedate
+        except MissingEntry:
+            return None
+    return None if due is None else due.replace(tzinfo=timezone.utc)
 
 
 def max_score(course, assignment):
@@ -48,6 +59,18 @@ def scores(course, assignment, student):
                 "timestamp": submission.timestamp.isoformat() if submission.timestamp else "",
                 "seconds_late": float(submission.total_seconds_late),
                 "late_penalty": float(submission.late_submission_penalty or 0.0)}
+
+
+def extend(course, assignment, student, hours):
+    """Give a student ``hours`` past the due date (nbgrader's extension; 0 removes it). Only a hand-in already
+    in the gradebook can have one (nbgrader keeps it on the submission, so that no empty submission is made)."""
+    with opened(course) as gb:
+        try:
+            gb.find_submission(assignment, student)
+        except MissingEntry:
+            return False
+        gb.grant_extension(assignment, student, hours=hours)
+    return True
 
 
 def students(course, assignment):

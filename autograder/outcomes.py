@@ -113,6 +113,28 @@ def _outcome(assignment, student, status, reason, notes, scores, log, hand_in):
     return outcome
 
 
+def remove(course, assignment, student):
+    """``forget``: remove a student's outcome of an assignment, with what grading left behind (the grader's
+    copy, the graded notebook, the feedback, the gradebook's entry), but never a hand-in nor what a person
+    entered by hand (then the gradebook's entry and the graded notebook stay). Returns what was done."""
+    book = Outcomes(course)
+    known = book.get(assignment, student) is not None or student in gradebook.students(course, assignment)
+    if not known:
+        listed = ", ".join(sorted({o["student"] for o in book.all(assignment)})) or "none"
+        raise ValueError(f"no outcome of {assignment} for student {student!r} (students with one: {listed})")
+    kept = forget(course, assignment, student)
+    copy = course.student_folder("copies", student, assignment)
+    shutil.rmtree(copy, ignore_errors=True)
+    if copy.parent.is_dir() and not any(copy.parent.iterdir()):
+        copy.parent.rmdir()
+    book.drop(assignment, student)
+    if kept:
+        return (f"removed the outcome of {assignment}/{student}; the scores and comments entered by hand stay in "
+                "the gradebook (with the graded notebook they were entered on), and count again when this "
+                "student is graded")
+    return f"removed the outcome of {assignment}/{student} and its grades; no hand-in was touched"
+
+
 def forget(course, assignment, student):
     """Remove whatever an earlier grading of this student left behind: the gradebook's entry, autograded/,
     feedback/. When a person had graded some of it by hand, the gradebook's entry and the graded notebook

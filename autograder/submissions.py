@@ -28,16 +28,18 @@ submissions in the zip, only the newest (highest submission id) is graded.
 """
 
 import contextlib
-import hashlib
 import json
 import os
 import re
 import stat
 import tempfile
+import time
 import unicodedata
+import urllib.parse
 import warnings
 import zipfile
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -75,6 +77,7 @@ class Submission:
     name: str = ""  # the name as handed in (a folder or file name; Canvas: the login or name)
     extras: dict = field(default_factory=dict)   # nbgrader's timestamp.txt, submission_secret.txt -> path
     late: bool = None   # Canvas marked it late (None: the download does not say)
+    time: datetime = None   # when it was handed in, from a zip entry's time (None: not known here)
     paths: list = field(default_factory=list)    # every entry of the class folder that is this hand-in
 
     @property
@@ -83,22 +86,49 @@ class Submission:
         return {**self.files, **self.extras}
 
 
-def student_id(name):
-    """A safe, stable student id from a folder or file name, in any script.
+# Characters a student id cannot carry into nbgrader's paths, which nbgrader reads as file globs (and '%',
+# the escape itself): percent-encoded, so that the folder name maps back to the name exactly (name_of).
+_UNSAFE_IN_PATHS = set("%*?[]/\\")
 
-    Letters and digits of every script are kept (in Unicode's composed form,
-    so a name typed on a Mac and on Windows gives one id); spaces and other
-    characters become ``_``. A name with no letter or digit at all gets an id
-    made from a hash of it, so two such names still stay apart.
 
-    >>> student_id("Jo Doe"), student_id("名前"), student_id("Ωmega"), student_id("Jo\\u0308rg")
-    ('Jo_Doe', '名前', 'Ωmega', 'Jörg')
-    >>> student_id("学生 (2)"), student_id("★★"), student_id("☆☆")
-    ('学生_2', 'unnamed-d36e84cc', 'unnamed-e8c0a5db')
+def student_id(name, compose=True):
+    """The student id of a folder or file name: the name itself, in any script, spaces included.
+
+    nbgrader names ``submitted/<student>`` after the id exactly, and so does
+    the grader (gradebook, outcomes, grades.csv, ``autograded/<student>``):
+    ``jo doe`` and ``jo_doe`` are two students. Only what nbgrader's paths
+    cannot carry is percent-encoded (glob characters, ``%``, ``/``, control
+    characters, spaces at either end, ``.`` and ``..``), reversibly
+    (:func:`name_of`) and without collisions (a name that needs no encoding
+    holds no ``%``). ``compose`` (for class folders and zips, not nbgrader's
+    ``submitted/``) puts the name in Unicode's composed form, so that a name
+    typed on a Mac and on Windows is one student.
+
+    >>> student_id("jo doe"), student_id("jo_doe"), student_id("名前"), student_id("Jo\u0308rg")
+    ('jo doe', 'jo_doe', '名前', 'Jörg')
+    >>> student_id("a*b"), student_id("50%"), student_id(" x"), student_id("..")
+    ('a%2Ab', '50%25', '%20x', '%2E%2E')
+    >>> name_of(student_id("a*[b]%")) == "a*[b]%"
+    True
     """
-    name = unicodedata.normalize("NFC", name)
-    return (re.sub(r"[^\w.@-]+", "_", name).strip("._")
-            or "unnamed-" + hashlib.sha256(name.encode()).hexdigest()[:8])
+    if compose:
+        name = unicodedata.normalize("NFC", name)
+    if name in (".", ".."):
+        return name.replace(".", "%2E")
+    stripped = name.strip()
+    start, end = len(name) - len(name.lstrip()), len(stripped) + (len(name) - len(name.lstrip()))
+
+    def encoded(i, char):
+        if (char in _UNSAFE_IN_PATHS or unicodedata.category(char).startswith("C")
+                or not start <= i < end):
+            return urllib.parse.quote(char, safe="")
+        return char
+    return "".join(encoded(i, char) for i, char in enumerate(name))
+
+
+def name_of(student):
+    """The name a student id was made from (:func:`student_id` undone; composed form)."""
+    return urllib.parse.unquote(student)
 
 
 def _link_problem(path, label):
@@ -194,7 +224,7 @@ def _unwrap(base, assignment, names, others=()):
     while True:
         entries = _visible(base)
         if (len(entries) == 1 and _is_dir(entries[0]) and not _is_one_student(entries[0], assignment, names)
-                and not _only_other_homework(entries[0], others)):
+                and not _other_homework(entries[0], assignment, others)):
             base = entries[0]
         else:
             return base
@@ -218,7 +248,7 @@ def _pick(folder, names, label):
                 f"{' or '.join(n + '.ipynb' for n in names)}")
 
 
-def _canvas(user, entries, names):
+def _canvas(user, entries, names, times):
     """One student's submission from their Canvas files: the newest submission (highest id) only."""
     newest = max(parts.submission for parts, _ in entries)
     chosen = sorted(((parts, entry) for parts, entry in entries if parts.submission == newest),
@@ -246,7 +276,21 @@ def _canvas(user, entries, names):
     for entry in files.values():
         problem = problem or _link_problem(entry, entry.name) or _size_problem(entry, entry.name)
     return Submission(student_id(user), label, {} if problem else files, problem, name=name,
-                      late=chosen[0][0].late, paths=[entry for _, entry in entries])
+                      late=chosen[0][0].late, paths=[entry for _, entry in entries],
+                      time=_handed_in_at(files.values()) if times and not problem else None)
+
+
+def _handed_in_at(paths):
+    """The latest modification time of a hand-in's notebooks, in UTC (a zip entry's time, see _extract)."""
+    stamps = [path.lstat().st_mtime for path in paths]
+    return datetime.fromtimestamp(max(stamps), timezone.utc) if stamps else None
+
+
+def _other_homework(folder, assignment, others):
+    """Whether a student's folder holds only other assignments' folders (nbgrader's layout, nothing for this one)."""
+    entries = _visible(folder)
+    return (bool(others) and bool(entries) and not (folder / assignment).exists()
+            and all(_is_dir(p) and p.name in others and p.name != assignment for p in entries))
 
 
 def _exchange_files(folder):
@@ -255,14 +299,17 @@ def _exchange_files(folder):
             if (folder / name).is_file() and not (folder / name).is_symlink()}
 
 
-def find(base, assignment, names, rejected=None, others=()):
+def find(base, assignment, names, rejected=None, compose=True, others=(), times=False):
     """All submissions under the folder ``base`` (labels are paths relative to it).
 
     ``rejected`` maps paths under ``base`` that were not unpacked (or were
     unpacked as empty stand-ins) to the reason: the submission that holds one
-    is not graded, with that reason. ``others`` are the course's other
-    assignments: a student's folder that holds only folders of those (as
-    ``submitted/<student>/hw04/``) is no submission of this assignment.
+    is not graded, with that reason. ``compose``: student ids in Unicode's
+    composed form (not for nbgrader's ``submitted/``, whose ids are kept as
+    they are). ``others``: the course's assignments; a student folder holding
+    only some of their folders handed in another homework, not this one, and
+    is left out. ``times``: the notebooks' modification times are hand-in
+    times (a zip's entry times, :func:`opened`).
     """
     base = _unwrap(Path(base), assignment, names, others)
     found, canvas = [], {}
@@ -276,29 +323,31 @@ def find(base, assignment, names, rejected=None, others=()):
         if is_canvas and named.get(entry):
             canvas.setdefault(named[entry].user, []).append((named[entry], entry))
         elif entry.is_symlink():
-            found.append(Submission(student_id(who["name"].removesuffix(".ipynb")), label,
+            found.append(Submission(student_id(who["name"].removesuffix(".ipynb"), compose), label,
                                     problem=_link_problem(entry, label), **who))
         elif _is_file(entry) and entry.suffix == ".ipynb":
             if len(names) == 1:
                 problem = _size_problem(entry, label)
-                found.append(Submission(student_id(entry.stem), label, {} if problem else {names[0]: entry},
-                                        problem, **who))
+                found.append(Submission(student_id(entry.stem, compose), label,
+                                        {} if problem else {names[0]: entry}, problem,
+                                        time=_handed_in_at([entry]) if times and not problem else None, **who))
             else:
-                found.append(Submission(student_id(entry.stem), label, problem=(
+                found.append(Submission(student_id(entry.stem, compose), label, problem=(
                     f"{assignment} has {len(names)} notebooks; hand them in as a folder per student"), **who))
         elif _is_dir(entry):
             inner = entry / assignment
             if inner.is_symlink():
-                found.append(Submission(student_id(entry.name), label,
+                found.append(Submission(student_id(entry.name, compose), label,
                                         problem=_link_problem(inner, str(inner.relative_to(base))), **who))
                 continue
-            if not _is_dir(inner) and _only_other_homework(entry, others):
+            if _other_homework(entry, assignment, others):
                 continue
             inner = inner if _is_dir(inner) else entry
             files, problem = _pick(inner, names, str(inner.relative_to(base)))
-            found.append(Submission(student_id(entry.name), label, files, problem,
-                                    extras=_exchange_files(inner) if files else {}, **who))
-    found += [_canvas(user, canvas[user], names) for user in sorted(canvas, key=int)]
+            found.append(Submission(student_id(entry.name, compose), label, files, problem,
+                                    extras=_exchange_files(inner) if files else {},
+                                    time=_handed_in_at(files.values()) if times and files else None, **who))
+    found += [_canvas(user, canvas[user], names, times) for user in sorted(canvas, key=int)]
     for path, reason in (rejected or {}).items():
         path = Path(path)
         owner = [s for s in found if any(path == p or p in path.parents for p in s.paths)]
@@ -316,12 +365,6 @@ def find(base, assignment, names, rejected=None, others=()):
     return found
 
 
-def _only_other_homework(folder, others):
-    """Whether a student's folder holds nothing but folders named after other assignments."""
-    entries = _visible(folder)
-    return bool(entries) and all(_is_dir(p) and p.name in others for p in entries)
-
-
 def _member_path(name):
     """A zip member's path made safe to unpack (its parts without '', '.', '..' or a drive), and
     whether it had to be changed."""
@@ -331,16 +374,20 @@ def _member_path(name):
 
 
 def _extract(archive, into):
-    """Unpack a zip entry by entry; returns {path: reason} of the entries set aside.
+    """Unpack a zip entry by entry; returns {path: reason} of the entries left as stand-ins, and the
+    sentences saying which entries were set aside.
 
-    An entry with an unsafe path (absolute, '..'), a symbolic link, an entry
-    that cannot be read (damaged, encrypted) or that unpacks past the size
-    limit of one file is not unpacked: an empty stand-in is left at its
-    (made safe) path, so that the student it belongs to is told why, while
-    every other entry is unpacked as usual. Sizes are counted as the bytes
-    come out, not taken from the zip's own headers.
+    A symbolic link, an entry that cannot be read (damaged, encrypted) or
+    that unpacks past the size limit of one file is not unpacked: an empty
+    stand-in is left at its path, so that the student it belongs to is told
+    why, while every other entry is unpacked as usual. An entry with an
+    unsafe path (absolute, '..') has no place that surely belongs to one
+    student: it is set aside on its own, named, and no student is graded from
+    it. Sizes are counted as the bytes come out, not taken from the zip's own
+    headers. Each file keeps its entry's time (the hand-in time, read as
+    local time as zip stores it).
     """
-    rejected, limit = {}, largest_file()
+    rejected, set_aside, limit = {}, [], largest_file()
     with zipfile.ZipFile(archive) as zf:
         for member in zf.infolist():
             if member.is_dir():
@@ -348,12 +395,14 @@ def _extract(archive, into):
             parts, unsafe = _member_path(member.filename)
             if not parts:
                 continue
+            if unsafe:
+                set_aside.append(f"the zip entry {member.filename!r} was set aside: its path is unsafe (absolute, "
+                                 "or with '..'), so it was not unpacked and no student is graded from it")
+                continue
             target = Path(into, *parts)
             target.parent.mkdir(parents=True, exist_ok=True)
             reason = ""
-            if unsafe:
-                reason = f"the zip entry {member.filename!r} has an unsafe path (absolute, or with '..')"
-            elif stat.S_ISLNK(member.external_attr >> 16):
+            if stat.S_ISLNK(member.external_attr >> 16):
                 reason = f"the zip entry {member.filename!r} is a symbolic link; links are never followed"
             else:
                 try:
@@ -372,18 +421,29 @@ def _extract(archive, into):
             if reason:
                 target.write_bytes(b"")   # the stand-in: the entry's student is reported, not skipped
                 rejected[target] = reason
-    return rejected
+            else:
+                with contextlib.suppress(ValueError, OverflowError, OSError):
+                    stamp = time.mktime(member.date_time + (0, 0, -1))
+                    os.utime(target, (stamp, stamp))
+    return rejected, set_aside
 
 
 @contextlib.contextmanager
-def opened(path, assignment, names, others=()):
-    """Submissions under a folder or in a .zip (unpacked to a temporary folder while in use)."""
+def opened(path, assignment, names, compose=True, others=(), report=print):
+    """Submissions under a folder or in a .zip (unpacked to a temporary folder while in use); entries of a
+    zip that were set aside are reported, each by name (``report``).
+
+    ``compose`` and ``others`` as for :func:`find`; a zip's entry times are the hand-in times.
+    """
     path = Path(path)
     if path.is_dir():
-        yield find(path, assignment, names, others=others)
+        yield find(path, assignment, names, compose=compose, others=others)
     elif path.is_file() and zipfile.is_zipfile(path):
         with tempfile.TemporaryDirectory(prefix="submissions-") as tmp:
-            yield find(tmp, assignment, names, rejected=_extract(path, tmp), others=others)
+            rejected, set_aside = _extract(path, tmp)
+            for line in set_aside:
+                report(line)
+            yield find(tmp, assignment, names, rejected=rejected, compose=compose, others=others, times=True)
     else:
         raise FileNotFoundError(f"{path} is neither a folder nor a .zip file")
 
@@ -403,8 +463,14 @@ def names_inside(path):
     return found | {parts.stem for parts in canvas if parts}
 
 
-def check_notebook(path, assignment, ids):
-    """Why a file cannot be graded as this assignment's notebook (``ids``: its cells' nbgrader ids), or '' when it can."""
+def check_notebook(path, assignment, ids, others=None):
+    """Why a file cannot be graded as this assignment's notebook, or '' when it can.
+
+    ``ids``: the assignment's nbgrader cell ids. ``others``: every assignment
+    of the course -> the ids of its graded cells (answers and tests); a
+    notebook that has none of this assignment's graded cells, or more of
+    another assignment's, is another homework's, and the message names it.
+    """
     raw = Path(path).read_bytes()
     if not raw.strip():
         return "the file is empty"
@@ -422,7 +488,15 @@ def check_notebook(path, assignment, ids):
     except Exception as err:  # nbformat raises several kinds
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         return f"the file is JSON but not a valid Jupyter notebook ({first[:200]})"
-    if not grade_ids(nb) & set(ids):
-        return (f"this is not a {assignment} notebook: none of its cells belongs to {assignment} "
+    found = grade_ids(nb)
+    mine = len(found & set((others or {}).get(assignment, ids)))
+    count, like = max(((len(found & set(theirs)), name) for name, theirs in (others or {}).items()
+                       if name != assignment), default=(0, ""))
+    if count > mine:
+        return (f"this is not a {assignment} notebook: it looks like {like}'s ({count} of its answer and test "
+                f"cells are {like}'s, {mine} {assignment}'s); was the wrong homework handed in, or saved under "
+                f"{assignment}'s name?")
+    if not mine:
+        return (f"this is not a {assignment} notebook: none of its answer or test cells belongs to {assignment} "
                 "(was the notebook re-created instead of downloaded from the release?)")
     return ""

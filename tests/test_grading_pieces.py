@@ -12,14 +12,16 @@ import nbformat
 import pytest
 from nbgrader.utils import is_grade, is_locked, is_solution
 
-from autograder import assignment, cells, examiner, grade, judge, leaks, limits, operators, probes, processes, syntax
+from autograder import (assignment, cells, examiner, grade, judge, leaks, limits, operators, probes, processes,
+                        submissions, syntax)
 from autograder.course import Course
 
 REPO = Path(__file__).resolve().parent.parent
 needs_hw01 = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
 
 
-@pytest.mark.parametrize("module", [cells, leaks, limits, examiner, processes, assignment, syntax, probes, operators],
+@pytest.mark.parametrize("module", [cells, leaks, limits, examiner, processes, assignment, syntax, probes, operators,
+                                    submissions],
                          ids=lambda m: m.__name__)
 def test_the_examples_in_the_docstrings_run(module):
     result = doctest.testmod(module)

@@ -516,7 +516,7 @@ def test_submission_layouts(tmp_path):
     assert found["dee"].files == {"hw01": base / "dee" / "hw01.ipynb"}
     assert "2 notebooks" in found["eve"].problem
     assert "no notebook" in found["fay"].problem
-    assert submissions.student_id("Jo Doe (late)") == "Jo_Doe_late"
+    assert submissions.student_id("Jo Doe (late)") == "Jo Doe (late)"
     assert {"ann", "hw01", "bob", "hw01 (2)", "README.txt"} <= submissions.names_inside(tmp_path / "wrapper")
 
 
