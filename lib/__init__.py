@@ -18,8 +18,8 @@ from .lagrange import (ManipulatorForm, SymbolicSystem, christoffel_coriolis, la
                        manipulator_form, time_derivative)
 from .pendulum import ActuatedPendulum, DoublePendulum, SimplePendulum
 from . import (bouncing, box, brick, cart_wall, checks, constraints, contact, convex, deprecated, hybrid, impulse,
-               integrators, lcp, linkages, manipulators, particle, plotting, rigid_body, rimless_wheel, sysid,
-               timestepping, trajopt)
+               integrators, lcp, linkages, manipulators, particle, plotting, recursive, rigid_body, rimless_wheel,
+               sysid, timestepping, trajopt)
 
 deprecated.install()  # the old paths of moved names, with a warning (none yet)
 
@@ -29,6 +29,6 @@ __all__ = [
     "manipulator_form", "time_derivative",
     "ActuatedPendulum", "DoublePendulum", "SimplePendulum",
     "bouncing", "box", "brick", "cart_wall", "checks", "constraints", "contact", "convex", "deprecated", "hybrid",
-    "impulse", "integrators", "lcp", "linkages", "manipulators", "particle", "plotting", "rigid_body",
+    "impulse", "integrators", "lcp", "linkages", "manipulators", "particle", "plotting", "recursive", "rigid_body",
     "rimless_wheel", "sysid", "timestepping", "trajopt",
 ]

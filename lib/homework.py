@@ -77,6 +77,9 @@ SAME_QUANTITY = {
     "kinetic_energy": _CHAIN_ENERGY,
     "potential_energy": _CHAIN_ENERGY,
     "energy": _CHAIN_ENERGY,
+    # the discrete Euler–Lagrange steps give the symplectic and forced discrete motions the homework asks for
+    "integrators.stormer_verlet": ("integrators.variational", "integrators.simulate_variational"),
+    "integrators.symplectic_euler": ("integrators.variational", "integrators.simulate_variational"),
     "forward_dynamics": ("constraints.constrained_acceleration", "constraints.gauss_primal", "constraints.gauss_dual",
                          "constraints.constrained_dynamics"),
 }

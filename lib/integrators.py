@@ -10,9 +10,21 @@ H(q, p) = K(p) + U(q) (notes 000, "Hamiltonian Mechanics": q̇ = ∂H/∂p,
                                        q_{k+1} = q_k + h ∂K/∂p(p_{k+½}),
                                        p_{k+1} = p_{k+½} − (h/2) ∂U/∂q(q_{k+1})
 
-The symplectic maps preserve phase-space area; their energy error stays
-bounded (O(h) and O(h²)) for ever, while explicit Euler gains energy steadily
-and RK4, far more accurate per step, still drifts slowly.
+The symplectic maps preserve the symplectic form (DΦᵀ J DΦ = J; for one
+degree of freedom, area); their energy error stays in a band (O(h) and O(h²))
+over very long times, while explicit Euler gains energy steadily on the
+oscillator and RK4, far more accurate per step, still drifts slowly.
+
+:func:`simulate_fixed_step`'s "symplectic_euler" and "verlet" are the velocity
+forms of these methods (v, then q). They are the symplectic maps above only
+when M is constant; with a configuration-dependent M(q) they are not. On the
+double pendulum of chapter 10 (h = 10 ms, 200 s from (1, 0.5) rad at rest)
+their largest energy error grows from 3.6 J in the first quarter to 8.8 J in
+the last (symplectic Euler) and from 1.4 J to 3.6 J (Verlet), and
+max|DΦᵀ J DΦ − J| of one step is 1.6e-3 to 3.6e-3 and 3.9e-4 to 7.8e-4 at
+the two states of tests/test_integrators.py. :func:`variational` is symplectic for any
+M(q): the discrete Euler–Lagrange equations of a discrete Lagrangian
+(Marsden and West 2001), whose energy error on the same run stays at 3.6e-4 J.
 
 Introduced in: chapter 10.
 """
@@ -20,7 +32,7 @@ Introduced in: chapter 10.
 import numpy as np
 
 from . import checks
-from .system import Trajectory
+from .system import ManipulatorSystem, Trajectory
 
 
 def _steps(h, steps):
@@ -174,8 +186,11 @@ def simulate_fixed_step(system, q0, v0, *, h, steps, method="rk4", u=None):
     ``method``: "euler" and "rk4" treat x = (q, v) as one ODE; "symplectic_euler"
     (v_{k+1} = v_k + h v̇(q_k, v_k), q_{k+1} = q_k + h v_{k+1}) and "verlet"
     (velocity Verlet) update v then q. They are the symplectic maps above,
-    with p = M v, when M is constant and the forces depend on q only (a
-    pendulum in its angle, a spring); otherwise they are merely semi-implicit.
+    with p = M v, only when M is constant and the forces depend on q only (a
+    pendulum in its angle, a spring); with a configuration-dependent M(q)
+    they are merely semi-implicit, not symplectic, and their energy drifts
+    (3.6 J to 8.8 J and 1.4 J to 3.6 J over 200 s on the double pendulum,
+    module docstring). :func:`simulate_variational` is symplectic for any M(q).
     ``u`` as in :meth:`ManipulatorSystem.simulate`.
 
     >>> from lib.pendulum import SimplePendulum
@@ -218,6 +233,168 @@ def integrate_fixed_step(accel, q0, v0, t_final, h, method="rk4"):
     t_last = (steps - 1) * h
     _, q_end, v_end = _march(accel, Q[-1], V[-1], min(h, t_final - t_last), 1, method, t_last)
     return np.append(t, t_final), np.vstack([Q, q_end[-1:]]), np.vstack([V, v_end[-1:]])
+
+
+# --- variational integrators: symplectic for any M(q) -------------------------------------------------------
+RULES = ("midpoint", "trapezoid")
+"""The discrete Lagrangians :func:`variational` knows."""
+
+
+def _slopes(dL_dq, dL_dv, q0, q1, h, rule):
+    """(D1 L_d, D2 L_d): the derivatives of the discrete Lagrangian L_d(q0, q1) in its two arguments."""
+    v = (q1 - q0) / h
+    if rule == "midpoint":                              # L_d = h L((q0 + q1)/2, (q1 − q0)/h)
+        mid = (q0 + q1) / 2
+        Lq, Lv = np.asarray(dL_dq(mid, v)), np.asarray(dL_dv(mid, v))
+        return h / 2 * Lq - Lv, h / 2 * Lq + Lv
+    Lv = (np.asarray(dL_dv(q0, v)) + np.asarray(dL_dv(q1, v))) / 2    # L_d = h/2 [L(q0, v) + L(q1, v)]
+    return h / 2 * np.asarray(dL_dq(q0, v)) - Lv, h / 2 * np.asarray(dL_dq(q1, v)) + Lv
+
+
+def _forces(force, t, q0, q1, h, rule):
+    """(F⁻, F⁺): the discrete generalized forces on q0 and q1 of one step (zero without a ``force``)."""
+    if force is None:
+        return 0.0, 0.0
+    v = (q1 - q0) / h
+    if rule == "midpoint":
+        f = h / 2 * np.asarray(force(t + h / 2, (q0 + q1) / 2, v))
+        return f, f
+    return h / 2 * np.asarray(force(t, q0, v)), h / 2 * np.asarray(force(t + h, q1, v))
+
+
+def variational(dL_dq, dL_dv, q0, p0, h, steps, rule="midpoint", force=None, t0=0.0, tol=1e-14, max_iter=30):
+    """A variational integrator: the discrete Euler–Lagrange equations of a discrete Lagrangian, in (q, p).
+
+    The discrete Lagrangian L_d(q_k, q_{k+1}) ≈ ∫ L dt over one step is
+
+        "midpoint":   L_d = h L((q_k + q_{k+1})/2, (q_{k+1} − q_k)/h)
+        "trapezoid":  L_d = (h/2) [L(q_k, v̄) + L(q_{k+1}, v̄)],   v̄ = (q_{k+1} − q_k)/h
+
+    and the discrete action Σ L_d is stationary when D2 L_d(q_{k−1}, q_k) +
+    D1 L_d(q_k, q_{k+1}) = 0 (the DEL). With the discrete Legendre transform
+    p_k = −D1 L_d(q_k, q_{k+1}) = D2 L_d(q_{k−1}, q_k), one step is
+
+        p_k + D1 L_d(q_k, q_{k+1}) + F⁻ = 0   (solved for q_{k+1} by Newton's method),
+        p_{k+1} = D2 L_d(q_k, q_{k+1}) + F⁺
+
+    where F⁻ = F⁺ = (h/2) force at the step's midpoint ("midpoint"), or (h/2)
+    force at either end ("trapezoid"): the discrete Lagrange–d'Alembert
+    principle for a generalized force ``force(t, q, v)`` (inputs, friction).
+    Without a force the map (q_k, p_k) → (q_{k+1}, p_{k+1}) is symplectic for
+    any L, a configuration-dependent M(q) included (Marsden and West 2001). For
+    L = ½ vᵀ M v − U(q) with a constant M the trapezoidal rule is Störmer–Verlet.
+
+    ``dL_dq(q, v)`` and ``dL_dv(q, v)`` are the exact gradients of L (for a
+    manipulator, ½ ∂(vᵀ M(q) v)/∂q + tau_g(q) and M(q) v). Newton's Jacobian is
+    taken by forward differences once per step, at the guess (q_k + h M(q_k)⁻¹ p_k
+    first, then the extrapolation 2 q_k − q_{k−1}); it sets only how fast Newton
+    converges, not the fixed point it converges to (to ``tol`` relative). Complex inputs are carried through (for the complex-
+    step derivative of the map). Returns (Q, P), each of shape (steps+1, n).
+
+    >>> Q, P = variational(lambda q, v: -q, lambda q, v: v, [1.0], [0.0], 0.1, 1, rule="trapezoid")
+    >>> Q[-1], P[-1].round(6)    # Störmer–Verlet's step on the oscillator
+    (array([0.995]), array([-0.09975]))
+
+    Introduced in: chapter 10.
+    """
+    h, steps = _steps(h, steps)
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    q = np.atleast_1d(np.asarray(q0))
+    p = np.atleast_1d(np.asarray(p0))
+    if q.shape != p.shape or q.ndim != 1:
+        raise ValueError(f"q0 and p0 must be vectors of the same shape, got {q.shape} and {p.shape}")
+    dtype = np.result_type(q, p, 1.0)
+    Q, P = np.empty((steps + 1, q.size), dtype), np.empty((steps + 1, q.size), dtype)
+    Q[0], P[0] = q, p
+    n, eye = q.size, np.eye(q.size)
+    for k in range(steps):
+        t, qk, pk = t0 + k * h, Q[k], P[k]
+
+        def residual(q1):
+            return pk + _slopes(dL_dq, dL_dv, qk, q1, h, rule)[0] + _forces(force, t, qk, q1, h, rule)[0]
+
+        # the guess: q_k + h M(q_k)⁻¹ p_k on the first step, then q_k + (q_k − q_{k−1}); both O(h²) off
+        q1 = qk + h * np.linalg.solve(_legendre_matrix(dL_dv, qk, n), pk) if k == 0 else 2 * qk - Q[k - 1]
+        r = residual(q1)
+        eps = 1e-7 * (1.0 + np.abs(q1).max())
+        jac = np.column_stack([(residual(q1 + eps * e) - r) / eps for e in eye])
+        for _ in range(max_iter):
+            step = np.linalg.solve(jac, r)
+            q1 = q1 - step
+            if np.abs(step).max() <= tol * (1.0 + np.abs(q1).max()):
+                break
+            r = residual(q1)
+        else:
+            raise RuntimeError(f"the discrete Euler–Lagrange equations did not converge in step {k} (h = {h}); "
+                               "try a smaller h")
+        Q[k + 1] = q1
+        P[k + 1] = _slopes(dL_dq, dL_dv, qk, q1, h, rule)[1] + _forces(force, t, qk, q1, h, rule)[1]
+    return Q, P
+
+
+def _legendre_matrix(dL_dv, q, n):
+    """∂²L/∂v² at (q, 0) for an L quadratic in v (M(q) for a manipulator), column by column."""
+    return np.column_stack([np.asarray(dL_dv(q, e)) for e in np.eye(n)])
+
+
+def kinetic_energy_gradient(system, q, v, eps=1e-6):
+    """∂T/∂q = ½ ∂(vᵀ M(q) v)/∂q, shape (n,): the system's own exact ``kinetic_energy_gradient`` when it has one.
+
+    Otherwise central differences of M (error O(ε²), exact for a constant M).
+
+    >>> from lib.pendulum import DoublePendulum
+    >>> dp = DoublePendulum()
+    >>> exact = kinetic_energy_gradient(dp, [0.3, 0.4], [1.0, -2.0])
+    >>> differenced = kinetic_energy_gradient(lambda q: dp.mass_matrix(q), [0.3, 0.4], [1.0, -2.0])
+    >>> bool(np.allclose(exact, differenced, atol=1e-8))
+    True
+
+    Introduced in: chapter 10.
+    """
+    if hasattr(system, "kinetic_energy_gradient"):
+        return np.asarray(system.kinetic_energy_gradient(q, v))
+    mass_matrix = getattr(system, "mass_matrix", system)
+    q, v = np.asarray(q, dtype=float), np.asarray(v, dtype=float)
+    out = np.empty(q.size)
+    for k, e in enumerate(np.eye(q.size)):
+        out[k] = 0.5 * v @ ((mass_matrix(q + eps * e) - mass_matrix(q - eps * e)) / (2 * eps)) @ v
+    return out
+
+
+def simulate_variational(system, q0, v0, *, h, steps, rule="midpoint", u=None):
+    """Integrate a system in the common protocol with :func:`variational`; returns a :class:`lib.system.Trajectory`.
+
+    L = ½ vᵀ M(q) v − U(q), so dL_dv = M(q) v and dL_dq = ∂T/∂q + tau_g(q)
+    (:func:`kinetic_energy_gradient`). The inputs B u (``u`` as in
+    :meth:`ManipulatorSystem.simulate`) and the system's external force enter
+    as the forced DEL's generalized force. p_0 = M(q_0) v_0, and the velocity
+    reported at each step is v_k = M(q_k)⁻¹ p_k.
+
+    >>> from lib.pendulum import DoublePendulum
+    >>> dp = DoublePendulum()
+    >>> traj = simulate_variational(dp, [1.0, 0.5], [0.0, 0.0], h=0.01, steps=1000)
+    >>> bool(np.abs(energy_error(dp, traj)).max() < 0.01)   # J, over 10 s
+    True
+
+    Introduced in: chapter 10.
+    """
+    h, steps = _steps(h, steps)
+    if getattr(system, "nq", system.n) != system.n:
+        raise ValueError("system must have q̇ = v (as many positions as velocities); use its own simulate()")
+    q, v = system.check_state(q0, v0)
+    policy = system.input_policy(u)
+    B = system.input_matrix()
+
+    def force(t, q, v):
+        return B @ system.check_input(policy(t, q, v)) + system.external_force(q, v)
+
+    unforced = u is None and type(system).external_force is ManipulatorSystem.external_force
+    Q, P = variational(lambda q, v: kinetic_energy_gradient(system, q, v) + system.gravity_vector(q),
+                       lambda q, v: system.mass_matrix(q) @ v, q, system.mass_matrix(q) @ v, h, steps, rule,
+                       None if unforced else force)
+    V = np.array([np.linalg.solve(system.mass_matrix(qk), pk) for qk, pk in zip(Q, P)])
+    return Trajectory(h * np.arange(steps + 1), Q, V)
 
 
 def energy_error(system, traj):

@@ -464,7 +464,7 @@ class FreeRigidBody(ManipulatorSystem):
     nq = 4
 
     def __init__(self, I_c):
-        self.I_c = check_inertia("I_c", I_c)
+        self.I_c = check_inertia("I_c", I_c, positive_definite=True)
 
     def __repr__(self):
         return f"FreeRigidBody(I_c={self.I_c.tolist()})"

@@ -132,6 +132,15 @@ class DoublePendulum(ManipulatorSystem):
         return (0.5 * (m1 + m2) * l1**2 * v[0] ** 2 + 0.5 * m2 * l2**2 * (v[0] + v[1]) ** 2
                 + m2 * l1 * l2 * v[0] * (v[0] + v[1]) * np.cos(q[1]))
 
+    def kinetic_energy_gradient(self, q, v):
+        """∂T/∂q = [0, −m2 l1 l2 θ̇1 (θ̇1+θ̇2) s2]: only the elbow angle enters T.
+
+        >>> DoublePendulum().kinetic_energy_gradient([0.0, np.pi / 2], [1.0, 1.0])
+        array([ 0., -2.])
+        """
+        q, v = self.check_state(q, v)
+        return np.array([0.0, -self.m2 * self.l1 * self.l2 * v[0] * (v[0] + v[1]) * np.sin(q[1])])
+
     def potential_energy(self, q):
         """U = −(m1+m2) g l1 c1 − m2 g l2 c12."""
         q = checks.vector("q", q, 2)

@@ -53,29 +53,40 @@ def skew(r):
 
 
 # --- checking an inertia matrix --------------------------------------------
-def check_inertia(name, I, rtol=1e-9):
+def check_inertia(name, I, rtol=1e-9, positive_definite=False):
     """Return ``I`` as a (3, 3) array, or raise ``ValueError`` unless it is a physical inertia matrix.
 
-    A body inertia matrix is symmetric and positive definite, and its
-    principal moments obey the triangle inequality I_1 + I_2 ≥ I_3 (equality
-    for a flat body), because I_1 + I_2 − I_3 = 2 ∫ (distance to the plane of
-    axes 1 and 2)² dm ≥ 0. ``rtol`` is relative to the largest entry.
+    A body inertia matrix is symmetric and positive semidefinite, and its
+    principal moments obey the triangle inequalities I_1 + I_2 ≥ I_3 (for
+    every ordering; equality for a flat body), because I_1 + I_2 − I_3 = 2 ∫
+    (distance to the plane of axes 1 and 2)² dm ≥ 0. Singular inertias are
+    physical: a slender rod about its axis (0, I, I), a point mass at its CoM
+    (0). ``positive_definite=True`` refuses them too, for a body whose inertia
+    must be inverted (a free body's M). ``rtol`` is relative to the largest
+    entry.
 
     >>> check_inertia("I_c", np.diag([1.0, 2.0, 2.5]))[2, 2]
     np.float64(2.5)
+    >>> check_inertia("I_rod", np.diag([0.0, 1.0, 1.0]))[0, 0]    # a slender rod about its axis
+    np.float64(0.0)
     >>> check_inertia("I_c", np.diag([1.0, -2.0, 2.5]))
     Traceback (most recent call last):
     ...
-    ValueError: I_c must be positive definite; its eigenvalues are [-2.   1.   2.5]
+    ValueError: I_c must be positive semidefinite; its eigenvalues are [-2.   1.   2.5]
 
     Introduced in: chapter 2.
     """
-    A = checks.square(name, checks.array(name, I, (3, 3)), positive_definite=True, rtol=rtol)
-    eig = np.linalg.eigvalsh(0.5 * (A + A.T))
-    if eig[0] + eig[1] < eig[2] * (1.0 - rtol):
+    A = checks.square(name, checks.array(name, I, (3, 3)), symmetric=True, positive_definite=positive_definite,
+                      rtol=rtol)
+    A = 0.5 * (A + A.T)
+    eig = np.linalg.eigvalsh(A)
+    tol = rtol * max(float(np.abs(A).max()), np.finfo(float).tiny)
+    if eig[0] < -tol:
+        raise ValueError(f"{name} must be positive semidefinite; its eigenvalues are {eig}")
+    if eig[0] + eig[1] < eig[2] - tol:
         raise ValueError(f"{name} is not the inertia of any body: its principal moments {eig} "
                          f"break the triangle inequality I1 + I2 >= I3")
-    return 0.5 * (A + A.T)
+    return A
 
 
 # --- inertia of homogeneous bodies (notes 003, "Examples of body inertia matrices") ---

@@ -3,15 +3,16 @@
 import numpy as np
 import pytest
 
-from lib.integrators import (METHODS, energy_error, explicit_euler, integrate_fixed_step, rk4, simulate_fixed_step,
-                             stormer_verlet, symplectic_euler)
+from lib.integrators import (METHODS, energy_error, explicit_euler, integrate_fixed_step, kinetic_energy_gradient, rk4,
+                             simulate_fixed_step, simulate_variational, stormer_verlet, symplectic_euler, variational)
 from lib.manipulators import FreeRigidBody
 from lib.particle import PointMass
-from lib.pendulum import SimplePendulum
+from lib.pendulum import DoublePendulum, SimplePendulum
 
 # the harmonic oscillator H = ½ (p² + q²): q(t) = cos t, p(t) = −sin t from (1, 0)
 FORCE, VELOCITY = (lambda q: -q), (lambda p: p)
 OSC = lambda t, x: np.array([x[1], -x[0]])  # noqa: E731
+FORCE_QV, VELOCITY_QV = (lambda q, v: -q), (lambda q, v: v)  # the oscillator's ∂L/∂q and ∂L/∂v
 
 
 def final_error(method, h, t_final=2.0):
@@ -165,7 +166,152 @@ def test_symplectic_euler_free_fall_closed_form():
     (lambda: simulate_fixed_step(FreeRigidBody(np.eye(3)), [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0], h=0.1, steps=5), "system"),
     (lambda: integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, -0.1), "h"),
     (lambda: integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], 1.0, 0.1, "leapfrog"), "method"),
+    (lambda: variational(FORCE_QV, VELOCITY_QV, [1.0], [0.0], 0.1, 5, rule="simpson"), "rule"),
+    (lambda: variational(FORCE_QV, VELOCITY_QV, [1.0, 2.0], [0.0], 0.1, 5), "p0"),
+    (lambda: variational(FORCE_QV, VELOCITY_QV, [1.0], [0.0], 0.0, 5), "h"),
+    (lambda: simulate_variational(SimplePendulum(), [0.0], [0.0], h=0.1, steps=5, rule="simpson"), "rule"),
+    (lambda: simulate_variational(SimplePendulum(), [0.0], [0.0, 1.0], h=0.1, steps=5), "v"),
 ])
 def test_bad_input_raises_value_error_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=rf"(^|\W){name}(\W|$)"):
         call()
+
+
+# --- variational integrators: symplectic for a configuration-dependent M ---------------------------------
+# The double pendulum of chapter 10 written out here, independently of lib.pendulum, in numpy that carries
+# complex numbers (for complex-step derivatives): L = ½ vᵀ M(q) v − U(q).
+DP = dict(m1=1.0, m2=0.5, l1=1.0, l2=0.7, g=9.81)
+
+
+def dp_mass(q, m1=DP["m1"], m2=DP["m2"], l1=DP["l1"], l2=DP["l2"]):
+    c2 = np.cos(q[1])
+    off = m2 * l2**2 + m2 * l1 * l2 * c2
+    return np.array([[(m1 + m2) * l1**2 + m2 * l2**2 + 2 * m2 * l1 * l2 * c2, off], [off, m2 * l2**2]])
+
+
+def dp_dL_dv(q, v):
+    return dp_mass(q) @ v
+
+
+def dp_dL_dq(q, v, m1=DP["m1"], m2=DP["m2"], l1=DP["l1"], l2=DP["l2"], g=DP["g"]):
+    """∂T/∂q (only q2 enters T) plus tau_g = −∂U/∂q."""
+    s1, s12 = np.sin(q[0]), np.sin(q[0] + q[1])
+    dT = np.array([0.0 * v[0], -m2 * l1 * l2 * v[0] * (v[0] + v[1]) * np.sin(q[1])])
+    return dT - g * np.array([(m1 + m2) * l1 * s1 + m2 * l2 * s12, m2 * l2 * s12])
+
+
+def dp_energy(Q, P):
+    return np.array([0.5 * p @ np.linalg.solve(dp_mass(q), p) - DP["g"] * ((DP["m1"] + DP["m2"]) * DP["l1"] * np.cos(q[0])
+                     + DP["m2"] * DP["l2"] * np.cos(q[0] + q[1])) for q, p in zip(Q, P)])
+
+
+J4 = np.block([[np.zeros((2, 2)), np.eye(2)], [-np.eye(2), np.zeros((2, 2))]])
+STATES = (np.array([1.0, 0.5, 0.0, 0.0]), np.array([0.3, -2.0, 1.5, -0.7]))
+
+
+def symplecticity_defect(D):
+    return np.abs(D.T @ J4 @ D - J4).max()
+
+
+@pytest.mark.parametrize("rule", ["midpoint", "trapezoid"])
+def test_variational_step_is_symplectic_on_the_double_pendulum(rule):
+    """DΦᵀ J DΦ = J to round-off, DΦ by the complex step (x + 1e-30 i e_j, exact to rounding)."""
+    for x in STATES:
+        D = np.empty((4, 4))
+        for j in range(4):
+            xc = x.astype(complex)
+            xc[j] += 1e-30j
+            Q, P = variational(dp_dL_dq, dp_dL_dv, xc[:2], xc[2:], 0.01, 1, rule)
+            D[:, j] = np.concatenate([Q[-1], P[-1]]).imag / 1e-30
+        assert symplecticity_defect(D) < 1e-13, f"{rule} at {x}: defect {symplecticity_defect(D):.2e}"
+        assert np.abs(D - np.eye(4)).max() > 1e-3  # a real step, not the identity
+
+
+def test_velocity_form_methods_are_not_symplectic_for_a_configuration_dependent_mass_matrix():
+    """simulate_fixed_step's "symplectic_euler" and "verlet", as maps of (q, p = M v), miss DΦᵀJDΦ = J by 1e-4..1e-2.
+
+    DΦ by central differences (ε = 1e-6, accurate to about 1e-9): far below the defect measured.
+    """
+    dp = DoublePendulum(**DP)
+
+    def step(method):
+        def f(x):
+            v = np.linalg.solve(dp.mass_matrix(x[:2]), x[2:])
+            tr = simulate_fixed_step(dp, x[:2], v, h=0.01, steps=1, method=method)
+            return np.concatenate([tr.q[-1], dp.mass_matrix(tr.q[-1]) @ tr.v[-1]])
+        return f
+
+    for method in ("symplectic_euler", "verlet"):
+        f = step(method)
+        x = STATES[1]
+        D = np.column_stack([(f(x + 1e-6 * e) - f(x - 1e-6 * e)) / 2e-6 for e in np.eye(4)])
+        assert 1e-4 < symplecticity_defect(D) < 1e-2, f"{method}: defect {symplecticity_defect(D):.2e}"
+
+
+def test_trapezoidal_discrete_lagrangian_is_stormer_verlet_for_a_constant_mass_matrix():
+    """L = ½ vᵀ M v − U(q), M constant and not diagonal: the trapezoidal DEL takes Störmer–Verlet's steps."""
+    M = np.array([[2.0, 0.6], [0.6, 1.0]])
+
+    def force(q):
+        return -np.array([3.0 * np.sin(q[0]) + 0.5 * (q[0] - q[1]), 2.0 * q[1] ** 3 - 0.5 * (q[0] - q[1])])
+
+    q0, p0 = np.array([0.8, -0.4]), np.array([0.3, 1.1])
+    Qv, Pv = stormer_verlet(force, lambda p: np.linalg.solve(M, p), q0, p0, 0.05, 400)
+    Qd, Pd = variational(lambda q, v: force(q), lambda q, v: M @ v, q0, p0, 0.05, 400, rule="trapezoid")
+    np.testing.assert_allclose(Qd, Qv, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(Pd, Pv, rtol=0, atol=1e-12)
+    # the midpoint rule is another method: it differs at O(h³) per step
+    Qm, _ = variational(lambda q, v: force(q), lambda q, v: M @ v, q0, p0, 0.05, 400, rule="midpoint")
+    assert np.abs(Qm - Qv).max() > 1e-5
+
+
+def test_variational_energy_stays_bounded_on_the_double_pendulum_over_200_s():
+    """h = 10 ms for 200 s from (1, 0.5) at rest: the midpoint DEL's energy error is the same in the first and last
+    quarters (no drift) and below 1e-3 J; velocity Verlet's grows by more than 2× (M depends on q2)."""
+    h, steps = 0.01, 20000
+    Q, P = variational(dp_dL_dq, dp_dL_dv, [1.0, 0.5], [0.0, 0.0], h, steps)
+    dE = dp_energy(Q, P) - dp_energy(Q[:1], P[:1])[0]
+    quarter = steps // 4
+    first, last = np.abs(dE[:quarter]).max(), np.abs(dE[-quarter:]).max()
+    assert last < 1e-3 and first < 1e-3, (first, last)
+    assert last < 1.1 * first, f"the energy error drifts: {first:.3e} J, then {last:.3e} J"
+    dp = DoublePendulum(**DP)
+    vv = energy_error(dp, simulate_fixed_step(dp, [1.0, 0.5], [0.0, 0.0], h=h, steps=steps, method="verlet"))
+    assert np.abs(vv[-quarter:]).max() > 2 * np.abs(vv[:quarter]).max() > 1.0
+
+
+def test_simulate_variational_uses_the_system_and_matches_the_written_out_pendulum():
+    dp = DoublePendulum(**DP)
+    traj = simulate_variational(dp, [1.0, 0.5], [0.3, -0.2], h=0.01, steps=300)
+    Q, P = variational(dp_dL_dq, dp_dL_dv, [1.0, 0.5], dp_mass([1.0, 0.5]) @ [0.3, -0.2], 0.01, 300)
+    np.testing.assert_allclose(traj.q, Q, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(traj.v[-1], np.linalg.solve(dp_mass(Q[-1]), P[-1]), rtol=0, atol=1e-10)
+    assert traj.t[-1] == pytest.approx(3.0)
+    # the exact ∂T/∂q of DoublePendulum agrees with central differences of its M
+    for q, v in ((np.array([0.3, 0.4]), np.array([1.0, -2.0])), (np.array([-1.0, 2.5]), np.array([0.5, 0.7]))):
+        np.testing.assert_allclose(kinetic_energy_gradient(dp, q, v), kinetic_energy_gradient(dp.mass_matrix, q, v),
+                                   atol=1e-8)
+
+
+@pytest.mark.parametrize("rule", ["midpoint", "trapezoid"])
+def test_forced_del_is_second_order_against_the_adaptive_solver(rule):
+    """A driven, damped pendulum: the discrete Lagrange–d'Alembert steps converge to the ODE's motion at order 2."""
+    p = SimplePendulum(m=1.0, l=1.0, b=0.3)
+    torque = lambda t, q, v: np.array([1.5 * np.sin(3.0 * t)])  # noqa: E731
+    ref = p.simulate([0.3], [0.0], 2.0, u=torque, num=3)
+    err = []
+    for h in (0.02, 0.01):
+        traj = simulate_variational(p, [0.3], [0.0], h=h, steps=int(round(2.0 / h)), rule=rule, u=torque)
+        err.append(abs(traj.q[-1, 0] - ref.q[-1, 0]))
+    assert np.log2(err[0] / err[1]) == pytest.approx(2.0, abs=0.2), err
+
+
+def test_discrete_noether_angular_momentum_of_a_central_force_is_conserved_exactly():
+    """L = ½|v|² − U(|q|) is invariant under rotations, and so is L_d: the DEL conserves q × p to round-off."""
+    grad_U = lambda q: q / np.linalg.norm(q) ** 3  # noqa: E731  (U = −1/|q|, a Kepler orbit)
+    for rule in ("midpoint", "trapezoid"):
+        Q, P = variational(lambda q, v: -grad_U(q), lambda q, v: v, [1.0, 0.0], [0.0, 1.2], 0.05, 2000, rule)
+        ang = Q[:, 0] * P[:, 1] - Q[:, 1] * P[:, 0]
+        assert np.abs(ang - 1.2).max() < 1e-12, rule
+        E = 0.5 * np.sum(P**2, axis=1) - 1.0 / np.linalg.norm(Q, axis=1)
+        assert np.abs(E - E[0]).max() > 1e-6  # the energy is not conserved exactly, only kept in a band

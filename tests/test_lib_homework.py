@@ -102,6 +102,20 @@ def test_without_lib_refuses_other_routes_to_forward_dynamics_and_energy():
     assert np.isfinite(energy(dp, Q, np.zeros(2)))
 
 
+def test_without_lib_refuses_the_variational_integrator_with_the_symplectic_ones():
+    """The discrete Euler–Lagrange steps reproduce Störmer–Verlet (trapezoidal rule): they go off with it."""
+    from lib import integrators
+    step = lambda: integrators.variational(lambda q, v: -q, lambda q, v: v, [1.0], [0.0], 0.1, 2)  # noqa: E731
+    system = lambda: integrators.simulate_variational(lib.SimplePendulum(), [0.1], [0.0], h=0.1, steps=2)  # noqa: E731
+    assert step()[0].shape == (3, 1) and system().q.shape == (3, 1)
+    for name in ("integrators.stormer_verlet", "integrators.symplectic_euler"):
+        with without_lib(name):
+            for reach in (step, system):
+                with pytest.raises(RuntimeError, match="your own code"):
+                    reach()
+    assert step()[0].shape == (3, 1)
+
+
 def test_the_grader_s_switch_ignores_what_student_code_does_to_lib_homework(monkeypatch):
     from lib import homework
     switch = homework.LibSwitch()               # taken before any student code, as autograder/student.py does

@@ -200,9 +200,20 @@ def test_bad_input_raises_value_error_naming_the_parameter(call, name):
         call()
 
 
+def test_check_inertia_accepts_the_singular_inertias_of_a_rod_and_a_point_mass():
+    """A slender rod (0, I, I) and a point mass (0) are physical: semidefinite, triangle inequalities with equality."""
+    rod = inertia_of_points([1.0, 1.0], [[-0.5, 0.0, 0.0], [0.5, 0.0, 0.0]])[2]
+    np.testing.assert_allclose(check_inertia("I_rod", rod), np.diag([0.0, 0.5, 0.5]))
+    np.testing.assert_allclose(check_inertia("I_point", np.zeros((3, 3))), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="I_rod must be positive definite"):
+        check_inertia("I_rod", rod, positive_definite=True)
+    with pytest.raises(ValueError, match="triangle inequality"):
+        check_inertia("I_c", np.diag([0.0, 0.5, 0.6]))    # 0 + 0.5 < 0.6: no body
+
+
 @pytest.mark.parametrize("I, what", [
     (np.array([[1.0, 0.2, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), "symmetric"),
-    (np.diag([1.0, 1.0, -0.5]), "positive definite"),
+    (np.diag([1.0, 1.0, -0.5]), "positive semidefinite"),
     (np.diag([1.0, 1.0, 3.0]), "triangle inequality"),
     (np.eye(2), "shape"),
     (np.full((3, 3), np.nan), "finite"),
