@@ -296,10 +296,22 @@ def copies(assignment):
                     continue
                 seen.add(code)
                 count += 1
+                others = _without(reference, name)
                 found.append({"id": f"copy:{cell.id}:{name}:{count}", "cell": cell.id, "part": test.id,
                               "what": f"{name} from {what}",
-                              "source": "\n\n".join(s for s in (reference, pasted, code) if s.strip()) + "\n"})
+                              "source": "\n\n".join(s for s in (others, pasted, code) if s.strip()) + "\n"})
     return found
+
+
+def _without(source, name):
+    """The reference cell without the statements that only make ``name`` (the rest of the cell stays the student's)."""
+    kept = []
+    for node in ast.parse(source).body:
+        binds = binds_and_mentions(ast.unparse(node))[0]
+        if binds and binds <= {name}:
+            continue
+        kept.append(ast.unparse(node))
+    return "\n".join(kept)
 
 
 def _short(text, limit=100):
