@@ -259,11 +259,13 @@ def copies(assignment):
         except SyntaxError:
             continue
         reference = without_markers(cell.source)
-        names = _reference_definitions(cell.source)
+        asked = binds_and_mentions(test.source)[1]   # what the part's tests take from the answer
+        defined = _reference_definitions(cell.source)
+        names = {n: d for n, d in defined.items() if n in asked}
         known = set(dir(builtins)).union(*(c.binds for c in assignment.cells
                                             if c.student_side and c.index <= cell.index))
         known |= binds_and_mentions(visible_code(test.source))[0]
-        helpers = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name not in names]
+        helpers = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name not in defined]
         count = 0
         for name, definition in names.items():
             pasted = _pasted(tree, {name})
