@@ -117,12 +117,19 @@ def grade(course, path=None, assignment=None, force=False, time_limit=None, memo
             report(describe(book.get(outcome["assignment"], outcome["student"]), skipped))
             results.append(book.get(outcome["assignment"], outcome["student"]))
 
+    def arguments(submission):
+        """What grade_one takes for one student, in the grader's process or on a Dask worker."""
+        return course, assignment, submission, book.get(assignment, submission.student), ids, force, limits
+
+    def failed(submission, error):
+        """One student's failure is their outcome, never the batch's end (a lost Dask worker too)."""
+        return grader_failed(course, assignment, submission, error), False
+
     def one(submission):
         try:
-            outcome = grade_one(course, assignment, submission, book.get(assignment, submission.student), ids,
-                                force, limits)
+            outcome = grade_one(*arguments(submission))
         except Exception as error:  # noqa: BLE001 (one student's failure is their outcome, never the batch's end)
-            outcome = grader_failed(course, assignment, submission, error), False
+            outcome = failed(submission, error)
         except BaseException:
             with lock:   # interrupted: the next run grades this student again (nothing of theirs is removed)
                 book.drop(assignment, submission.student)
@@ -139,7 +146,7 @@ def grade(course, path=None, assignment=None, force=False, time_limit=None, memo
                 report(f"no submissions found in {path}")
             elif dask:
                 from .on_dask import grade_on_dask
-                grade_on_dask(dask, jobs, course, assignment, found, book, (ids, force, limits), record, report)
+                grade_on_dask(dask, jobs, found, grade_one, arguments, failed, record, report)
             elif jobs == 1:
                 for submission in found:
                     one(submission)

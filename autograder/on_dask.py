@@ -6,11 +6,14 @@ where the batch was started, as they come back, and a lost worker is its
 student's outcome ("could not be graded"), never the batch's end.
 """
 
-from .grade import grade_one, grader_failed
 
-
-def grade_on_dask(address, jobs, course, assignment, found, book, settings, record, report):
+def grade_on_dask(address, jobs, found, task, arguments, failed, record, report):
     """Fan the students out over a Dask ``distributed`` cluster: ``address`` of its scheduler, or "local".
+
+    Each submission of ``found`` runs ``task(*arguments(submission))`` on a
+    worker (``grade.grade_one``); an exception there, a lost worker included,
+    becomes ``failed(submission, error)``, the batch's one error policy, which
+    ``grade`` hands in, so that this module imports nothing of ``grade``.
 
     The workers must see the course folder and the submissions at the same
     paths (one machine, or a shared filesystem) and reach the gradebook (use
@@ -26,16 +29,14 @@ def grade_on_dask(address, jobs, course, assignment, found, book, settings, reco
     try:
         with Client(address) as client:
             report(f"grading on the Dask cluster at {address} ({len(client.scheduler_info()['workers'])} workers)")
-            futures = {client.submit(grade_one, course, assignment, submission,
-                                     book.get(assignment, submission.student), *settings, pure=False): submission
-                       for submission in found}
+            futures = {client.submit(task, *arguments(submission), pure=False): submission for submission in found}
             try:
                 for future in as_completed(futures):
                     submission = futures[future]
                     try:
                         outcome = future.result()
                     except Exception as error:  # noqa: BLE001 (a lost worker is this student's outcome, not the batch's end)
-                        outcome = grader_failed(course, assignment, submission, error), False
+                        outcome = failed(submission, error)
                     record(*outcome)
             except BaseException:
                 for future in futures:

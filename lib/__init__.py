@@ -17,18 +17,16 @@ from .system import ManipulatorSystem, Trajectory
 from .lagrange import (ManipulatorForm, SymbolicSystem, christoffel_coriolis, lagrange_equations,
                        manipulator_form, time_derivative)
 from .pendulum import ActuatedPendulum, DoublePendulum, SimplePendulum
-from . import (bouncing, box, brick, cart_wall, checks, constraints, contact, convex, deprecated, hybrid, impulse,
-               integrators, lcp, linkages, manipulators, particle, plotting, recursive, rigid_body, rimless_wheel,
+from . import (bouncing, box, brick, cart_wall, checks, constraints, contact, convex, hybrid, impulse, integrators,
+               lcp, linkages, manipulators, particle, plotting, recursive, rigid_body, rimless_wheel,
                sysid, timestepping, trajopt)
-
-deprecated.install()  # the old paths of moved names, with a warning (none yet)
 
 __all__ = [
     "ManipulatorSystem", "Trajectory",
     "ManipulatorForm", "SymbolicSystem", "christoffel_coriolis", "lagrange_equations",
     "manipulator_form", "time_derivative",
     "ActuatedPendulum", "DoublePendulum", "SimplePendulum",
-    "bouncing", "box", "brick", "cart_wall", "checks", "constraints", "contact", "convex", "deprecated", "hybrid",
+    "bouncing", "box", "brick", "cart_wall", "checks", "constraints", "contact", "convex", "hybrid",
     "impulse", "integrators", "lcp", "linkages", "manipulators", "particle", "plotting", "recursive", "rigid_body",
     "rimless_wheel", "sysid", "timestepping", "trajopt",
 ]

@@ -26,8 +26,9 @@ The tests are dealt out in groups; a group runs on one worker, in order:
 Every test that grades (marked ``grading``) grades with worker processes of
 its own, one per core; two of them at once put two students per core on the
 machine, which the time limits of grading allow for: a cell may take 60 s
-(5 s in the attack corpus), and the slowest cell of a right hw01 takes a
-quarter of a second (its imports are loaded before its clock starts).
+(5 s in the attack corpus), and the slowest cell of a right hw01, Part 4's
+test cell, takes about 1 s of CPU (BENCHMARKS.md; its imports are loaded
+before its clock starts).
 
 xdist 3.8's own ``loadgroup`` reads ``xdist_group`` marks by rewriting node
 ids, which pytest 9.2 no longer honours (pytest-xdist issue #1386: every test
