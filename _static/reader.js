@@ -10,8 +10,9 @@
 // half way and every equation is gone. The menu's re-render is wrapped in
 // MathJax's own retry handler (mathjax.handleRetriesFor), which waits for the
 // component and renders again.
-window.MathJax = window.MathJax || {};
-window.MathJax.startup = Object.assign(window.MathJax.startup || {}, {
+// Only on a page with equations: Sphinx writes MathJax's settings (and loads
+// MathJax) on those pages alone, before this file.
+if (window.MathJax) window.MathJax.startup = Object.assign(window.MathJax.startup || {}, {
   ready() {
     MathJax.startup.defaultReady();
     MathJax.startup.promise.then(() => {
@@ -27,8 +28,30 @@ window.MathJax.startup = Object.assign(window.MathJax.startup || {}, {
       };
       courseEquationsButton(menu);
     });
+    MathJax.startup.promise.then(() => {
+      courseScrollableEquations();
+      window.addEventListener("resize", courseScrollableEquations);
+    });
   },
 });
+
+// A display equation wider than the column scrolls sideways; with the
+// equations out of the Tab order it could not be reached from the keyboard,
+// so one that scrolls stays in the Tab order (and leaves it when it fits).
+function courseScrollableEquations() {
+  document.querySelectorAll('mjx-container[display="true"]').forEach((e) => {
+    const scrolls = e.scrollWidth > e.clientWidth + 1;
+    if (scrolls && e.getAttribute("tabindex") !== "0") {
+      e.setAttribute("tabindex", "0");
+      e.dataset.courseScrolls = "1";
+    } else if (!scrolls && e.dataset.courseScrolls) {
+      delete e.dataset.courseScrolls;
+      const inOrder = window.MathJax && MathJax.startup.document.menu
+        && MathJax.startup.document.menu.menu.pool.lookup("inTabOrder").getValue();
+      e.setAttribute("tabindex", inOrder ? "0" : "-1");
+    }
+  });
+}
 
 // 2. Equations are out of the Tab order (_config.yml: inTabOrder false), so
 // Tab goes from control to control. A button at the top of a page with
@@ -46,6 +69,8 @@ function courseEquationsButton(menu) {
   store.inTaborder = (flag) => {
     inTaborder(flag);
     document.querySelectorAll("mjx-container").forEach((e) => e.setAttribute("tabindex", flag ? "0" : "-1"));
+    document.querySelectorAll("mjx-container[data-course-scrolls]").forEach((e) => { delete e.dataset.courseScrolls; });
+    courseScrollableEquations();
   };
   const box = document.createElement("p");
   box.className = "course-equation-keys";

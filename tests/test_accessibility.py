@@ -315,17 +315,36 @@ ACTIVE = """() => { const e = document.activeElement;
           equation: !!e.closest('mjx-container')}; }"""
 
 
+# Display equations that fit but are Tab stops, and ones that scroll sideways but are not.
+EQUATION_STOPS = """() => {
+  const eqs = Array.from(document.querySelectorAll('mjx-container'));
+  const scrolls = (e) => e.getAttribute("display") === "true" && e.scrollWidth > e.clientWidth + 1;
+  return {fits_but_stop: eqs.filter(e => e.tabIndex >= 0 && !scrolls(e)).length,
+          scrolls_unreachable: eqs.filter(e => e.tabIndex < 0 && scrolls(e)).length};
+}"""
+
+
 @pytest.mark.site
 @pytest.mark.parametrize("page_path", chapters_with_controls())
 def test_the_first_control_is_a_few_keys_away_and_equations_are_not_tab_stops(browser, server, page_path):  # noqa: F811
-    """No equation is a Tab stop unless the reader asks (the button at the top of the page puts them all in);
+    """No equation is a Tab stop unless the reader asks (the button at the top of the page puts them all in)
+    or it scrolls sideways (a region that scrolls must be reachable from the keyboard, at any width);
     the second skip link is the second Tab stop and takes the focus to the page's first slider or player."""
     page, problems = visit(browser, server, page_path)
     try:
         assert not problems, "\n".join(problems)
-        stops = page.evaluate("""() => Array.from(document.querySelectorAll('mjx-container'))
-            .filter(e => e.tabIndex >= 0).length""")
-        assert stops == 0, f"{page_path}: {stops} equations are Tab stops before the reader asks"
+        stops = page.evaluate(EQUATION_STOPS)
+        assert stops["fits_but_stop"] == 0, \
+            f"{page_path}: {stops['fits_but_stop']} equations are Tab stops before the reader asks"
+        assert stops["scrolls_unreachable"] == 0, \
+            f"{page_path}: {stops['scrolls_unreachable']} equations scroll sideways but are no Tab stop"
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(300)
+        narrow = page.evaluate(EQUATION_STOPS)
+        assert narrow["scrolls_unreachable"] == 0, \
+            f"{page_path} at 390 px: {narrow['scrolls_unreachable']} equations scroll sideways but are no Tab stop"
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.wait_for_timeout(300)
         seen = []
         for _ in range(2):
             page.keyboard.press("Tab")

@@ -422,8 +422,9 @@ def lists_inside_sentences(page_html):
     found = []
     for block in body.find_all(["ol", "ul"]):
         before = block.find_previous_sibling()
-        if before is None or before.name != "p" or before.get("role") == "heading":
-            continue                                 # a toctree's caption ("Chapters") heads its list
+        if (before is None or before.name != "p" or before.get("role") == "heading"
+                or "admonition-title" in (before.get("class") or [])):
+            continue                                 # a toctree's caption or a box's title heads its list
         text = " ".join(before.get_text(" ").split())
         if text and (not SENTENCE_END.search(text) or DANGLING.search(text)):
             found.append((text[-60:], " ".join(block.get_text(" ").split())[:60]))
@@ -433,7 +434,8 @@ def lists_inside_sentences(page_html):
 def test_a_list_inside_a_sentence_is_caught():
     broken = "<p>the limit is about 0.828, not</p><ol><li><p>The pendulum's error equation</p></li></ol>"
     assert lists_inside_sentences(broken) == [("the limit is about 0.828, not", "The pendulum's error equation")]
-    fine = "<p>Three checks:</p><ol><li>one</li></ol><p>It ends.</p><ul><li>two</li></ul>"
+    fine = ("<p>Three checks:</p><ol><li>one</li></ol><p>It ends.</p><ul><li>two</li></ul>"
+            '<p class="admonition-title">The properties, and what each is for</p><ul><li>three</li></ul>')
     assert lists_inside_sentences(fine) == []
 
 
