@@ -38,11 +38,12 @@ hidden-test lines (autograder/leaks.py) before it is written; a message that
 quotes one is replaced by a sentence saying it is not shown.
 
 A hand-in that cannot be graded (not a notebook, another homework, the time
-limit) gets ``score`` 0 with no tests and the reason as ``output``:
-Gradescope needs a score, and it keeps every submission, so the student
-uploads again (and an earlier submission can be made the active one). When
-the sandbox cannot be set up, ``run_autograder`` fails without writing
-``results.json`` (Gradescope then reports that the autograder failed), unless
+limit) gets no ``results.json``: the reason goes to the log and
+``run_autograder`` exits with 1, so Gradescope records no score for it and
+tells the student the autograder failed (a 0 would be a grade the course never
+gave, and it would replace the student's active submission's score). The
+student uploads again; an earlier submission can be made the active one. When
+the sandbox cannot be set up, ``run_autograder`` fails the same way, unless
 the package was built with ``--no-sandbox``.
 
 The root ``/autograder`` can be moved with ``RBD_GRADESCOPE_ROOT`` (the tests
@@ -169,7 +170,8 @@ def prepare(base=None):
 
 
 def run(base=None, report=print):
-    """Grade the upload in ``<root>/submission`` and write ``<root>/results/results.json``; returns the results.
+    """Grade the upload in ``<root>/submission`` and write ``<root>/results/results.json``; returns the results,
+    or None when the upload could not be graded (then no results.json: Gradescope records no score).
 
     Raises :class:`CourseError` (nothing written) when grading cannot be set up, the sandbox above all.
     """
@@ -196,8 +198,14 @@ def run(base=None, report=print):
         outcomes = grade.grade(course, work / "hand-ins", assignment, force=True, jobs=1, report=report)
         outcome = outcomes[0] if outcomes else None
         problem = "" if outcome else "no notebook was found in the upload"
-    found = results(course, assignment, outcome, problem, wanted["hidden_visibility"])
     out = base / "results" / "results.json"
+    try:
+        found = results(course, assignment, outcome, problem, wanted["hidden_visibility"])
+    except Ungradable as err:
+        out.unlink(missing_ok=True)
+        report(f"This upload could not be graded: {err}. No results.json is written, so Gradescope records "
+               "no score for it (the student sees that the autograder failed, and uploads again).")
+        return None
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(found, indent=1, ensure_ascii=False))
     report(f"wrote {out}: {found['score']:g} points")
@@ -220,14 +228,18 @@ def pick(folder, names):
                 f"{', '.join(p.relative_to(folder).as_posix() for p in uploaded)}")
 
 
+class Ungradable(Exception):
+    """The upload could not be graded: no results.json is written, so Gradescope records no score for it."""
+
+
 def results(course, assignment, outcome, problem="", hidden_visibility="after_published"):
-    """results.json as Gradescope's specification has it, from the grader's ``outcome`` (or a ``problem``)."""
+    """results.json as Gradescope's specification has it, from the grader's ``outcome``.
+
+    Raises :class:`Ungradable` with the reason when there is no scored outcome (a ``problem`` with the
+    upload, or a notebook the grader could not grade): a score of 0 would be a grade the course never gave.
+    """
     if outcome is None or outcome["status"] not in SCORED:
-        reason = problem or outcome["reason"]
-        return {"score": 0.0, "output": f"This upload could not be graded: {reason}. Nothing in it was scored; "
-                                        "fix it and upload again.",
-                "stdout_visibility": "hidden", "tests": [],
-                "extra_data": {"assignment": assignment, "status": "could not be graded"}}
+        raise Ungradable(problem or outcome["reason"])
     parts = gradebook.scores(course, assignment, outcome["student"])["parts"]
     tests, by_hand = [], 0.0
     for name, source_path in course.source_notebooks(assignment).items():
@@ -294,7 +306,10 @@ def main(argv=None):
         print("usage: python -m autograder.gradescope prepare|run", file=sys.stderr)
         return 2
     try:
-        (prepare if argv == ["prepare"] else run)()
+        if argv == ["prepare"]:
+            prepare()
+        elif run() is None:
+            return 1          # the upload could not be graded: no results.json, no score
     except CourseError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -112,8 +112,9 @@ def environment(autograder):
                 PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
 
-def run_autograder(autograder, write_upload):
-    """One Gradescope run on the upload ``write_upload(folder)`` puts in <root>/submission; results.json."""
+def run_autograder(autograder, write_upload, scored=True):
+    """One Gradescope run on the upload ``write_upload(folder)`` puts in <root>/submission; results.json
+    (with ``scored=False``, the finished process, for an upload that cannot be graded)."""
     for folder in ("submission", "results"):
         shutil.rmtree(autograder / folder, ignore_errors=True)
     (autograder / "submission").mkdir()
@@ -123,9 +124,11 @@ def run_autograder(autograder, write_upload):
     env = {k: v for k, v in environment(autograder).items() if k not in ("RBD_GRADEBOOK_URL", "RBD_COURSE_ROOT")}
     ran = subprocess.run(["bash", str(autograder / "run_autograder")], env=env, cwd=autograder,
                          capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
     assert {p: p.read_bytes() for p in (autograder / "submission").rglob("*") if p.is_file()} == before, \
         "the upload was changed"
+    if not scored:
+        return ran
+    assert ran.returncode == 0, ran.stdout + ran.stderr
     return json.loads((autograder / "results" / "results.json").read_text())
 
 
@@ -191,13 +194,19 @@ def test_a_typical_mistake_loses_its_part_only_with_its_message(autograder_root)
     check_nothing_leaks(results, own="\n".join(reference_answers().values()) + mistake["source"])
 
 
-def test_a_broken_notebook_could_not_be_graded_and_says_why(autograder_root):
-    results = run_autograder(autograder_root, lambda folder: (folder / "hw01.ipynb").write_text('{"cells": ['))
-    check_format(results)
-    assert results["score"] == 0 and results["tests"] == []
-    assert results["output"].startswith("This upload could not be graded: ") and "not" in results["output"][33:]
-    assert results["extra_data"]["status"] == "could not be graded"
-    check_nothing_leaks(results)
+def test_a_broken_notebook_gets_no_score_and_the_log_says_why(autograder_root):
+    """No results.json: Gradescope then records no score (a 0 would be a grade the course never gave)."""
+    ran = run_autograder(autograder_root, lambda folder: (folder / "hw01.ipynb").write_text('{"cells": ['),
+                         scored=False)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert not (autograder_root / "results" / "results.json").exists()
+    assert "This upload could not be graded: " in ran.stdout and "No results.json is written" in ran.stdout, \
+        ran.stdout
+    # an upload with no notebook in it
+    ran = run_autograder(autograder_root, lambda folder: (folder / "notes.txt").write_text("no notebook"),
+                         scored=False)
+    assert ran.returncode == 1 and "no notebook was uploaded" in ran.stdout, ran.stdout
+    assert not (autograder_root / "results" / "results.json").exists()
 
 
 def test_two_notebooks_none_named_for_the_assignment_are_refused_by_name(autograder_root):
