@@ -374,6 +374,34 @@ def test_spacing_does_not_hide_a_printed_equation():
     assert "x=a_1+a_2+a_3+a_4+a_5+a_6" in lines and "y=1" not in lines
 
 
+def credited_counts(rows):
+    """How many counted rows credit each homework, and how many counted rows each chapter and notes file has."""
+    homework, chapters, notes = {}, {}, {}
+    for row in rows:
+        if row["step"] is None:
+            continue
+        for hw in {part.split(":")[0] for part in row["credited"]}:
+            homework[hw] = homework.get(hw, 0) + 1
+        chapters[row["chapter"]] = chapters.get(row["chapter"], 0) + 1
+        for name in (n.strip() for n in row["notes"].split(",")):
+            notes[name] = notes.get(name, 0) + 1
+    return homework, chapters, notes
+
+
+def test_the_paragraph_under_the_count_says_what_the_table_says(design, table):
+    """The sentences below the count name homeworks, a chapter and a notes file: the table must agree."""
+    section = " ".join(coverage_section(design).split())
+    homework, chapters, notes = credited_counts(table[1])
+    assert "No autograded part of hw09 counts, hw04 and hw08 have one each" in section
+    assert (homework.get("hw09", 0), homework.get("hw04", 0), homework.get("hw08", 0)) == (0, 1, 1), \
+        f"rows with a step credited per homework: {homework}"
+    assert "chapter 8 has two rows" in section
+    assert chapters.get("08_convex_relaxations", 0) == 2, f"rows with a step per chapter: {chapters}"
+    assert "no item of notes 001" in section and notes.get("001", 0) == 0, f"rows with a step per notes file: {notes}"
+    counts = COUNT.search(section)
+    assert "far below 100 items" in section and int(counts.group(1)) < 100
+
+
 def test_every_autograded_part_is_in_the_map(table, ids):
     problems = problems_with_unmapped(table[1], ids)
     assert not problems, "autograded parts missing from DESIGN.md's coverage map:\n" + "\n".join(problems)
