@@ -213,9 +213,9 @@ def test_two_notebooks_none_named_for_the_assignment_are_refused_by_name(autogra
     def upload(folder):
         shutil.copy(released(autograder_root), folder / "a.ipynb")
         shutil.copy(released(autograder_root), folder / "b.ipynb")
-    results = run_autograder(autograder_root, upload)
-    check_format(results)
-    assert "upload hw01.ipynb; the upload holds a.ipynb, b.ipynb" in results["output"], results["output"]
+    ran = run_autograder(autograder_root, upload, scored=False)
+    assert ran.returncode == 1 and not (autograder_root / "results" / "results.json").exists()
+    assert "upload hw01.ipynb; the upload holds a.ipynb, b.ipynb" in ran.stdout, ran.stdout
 
 
 def test_export_points_to_the_gradescope_command(tmp_path):
