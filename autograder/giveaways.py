@@ -329,7 +329,11 @@ def passing_copies(assignment, jobs=2, timeout=None):
     if not made:
         return []
     result = run(assignment.path, jobs=jobs, timeout=timeout, only=set(), extra=made)
-    verdicts = {m["id"]: m["verdict"] for m in result["mutants"]}
+    return passing(assignment, made, {m["id"]: m["verdict"] for m in result["mutants"]})
+
+
+def passing(assignment, made, verdicts):
+    """Of the copies ``made``, those whose verdicts (copy id -> the runner's verdict dict) pass their part."""
     order = {c.id: c.index for c in assignment.cells}
     passed = []
     for copy in made:

@@ -14,12 +14,14 @@ The tests are dealt out in groups; a group runs on one worker, in order:
 
 * a file is a group of its own: a module's fixtures are built once, and a
   chapter's cells (nbval) share one kernel;
-* the homework round trips and the mutation check go by assignment: every
-  test of tests/test_homework.py and tests/test_mutants.py whose id names an
+* the homework round trips, the mutation check and the copy check of the
+  visible tests go by assignment: every test of tests/test_homework.py,
+  tests/test_mutants.py and tests/test_giveaways.py whose id names an
   assignment (``[hw03]``, ``[hw03-some-mistake]``) is in that assignment's
   group, ``hw03``, and runs with the others there: its release, its
   ``nbgrader validate`` check, its graded batch and feedback, its mutation
-  check. The thirteen assignments' groups run beside each other and beside
+  check and the copies of its visible tests (one pass of the runner,
+  tests/mutation_pass.py). The thirteen assignments' groups run beside each other and beside
   the rest (lib, the chapters, the website, the attack corpus, the grading
   worker, PostgreSQL).
 
@@ -55,7 +57,7 @@ if os.environ.get("RBD_REQUIRE_SANDBOX") != "1" and not shutil.which("bwrap"):
 GRADING = {"test_homework.py", "test_adversarial.py", "test_worker.py", "test_postgres.py", "test_grade_setup.py",
            "test_exchange.py", "test_class.py", "test_formgrader.py", "test_lms_term.py",
            "test_mutants.py"}
-BY_ASSIGNMENT = {"test_homework.py", "test_mutants.py"}
+BY_ASSIGNMENT = {"test_homework.py", "test_mutants.py", "test_giveaways.py"}
 ASSIGNMENT = r"hw\d+"  # an assignment's name, and so its group's
 ASSIGNMENT_ID = re.compile(rf"\[({ASSIGNMENT})\b")
 
