@@ -28,7 +28,10 @@ see what it defines; the cells before it are already done. There is **no
 grading sandbox** (bubblewrap, autograder/sandbox.py) and no ``--no-sandbox``
 to ask for: the code run is the instructor's own reference, changed by one
 operator, not a student's. Each child still gets a grading worker's memory
-cap (autograder/limits.py) and dies with the command.
+cap (autograder/limits.py) and dies with the command. A mutant's cell or call
+is stopped after ten times the reference's slowest cell (at least 5 s, at
+most grading's limit: :func:`quick_limit`), which counts as caught; the
+typical mistakes and the sample graded by nbgrader too keep grading's limit.
 
 The verdicts agree with grading by nbgrader (tests/test_homework.py grades a
 sample of mutants both ways). A mutant's id is
@@ -121,6 +124,26 @@ def sample(path, count):
 
 
 # --- the check: fork per mutant -------------------------------------------------------------
+QUICK_FACTOR, QUICK_FLOOR_S = 10.0, 5.0
+
+
+def quick_limit(slowest_s, timeout):
+    """The time limit of a mutant that is not run ``complete``: ten times the reference's slowest cell, at
+    least 5 s, at most grading's ``timeout``.
+
+    A mutant stopped at this limit counts as caught: it has changed what the
+    reference does (an endless loop, a step that never ends). One that is only
+    slower, which grading's limit would let finish, is counted caught too: the
+    check errs on the lenient side there. The typical mistakes and the
+    spot-check sample, whose verdicts are compared with nbgrader's grading,
+    keep grading's own limit.
+
+    >>> quick_limit(0.2, 60.0), quick_limit(1.5, 60.0), quick_limit(30.0, 60.0)
+    (5.0, 15.0, 60.0)
+    """
+    return min(timeout, max(QUICK_FLOOR_S, QUICK_FACTOR * slowest_s))
+
+
 def _check(assignment, jobs, timeout, only, extra, complete=False):
     """The work of one assignment, in a process of its own: returns a JSON-ready dict."""
     one_thread_per_library()
@@ -147,10 +170,13 @@ def _check(assignment, jobs, timeout, only, extra, complete=False):
             by_cell.setdefault(m.cell, []).append(m)
         pool = ForkPool(jobs, 2 * timeout + GRACE_S, folder, memory_mb)
         runner = Runner(assignment, timeout)
+        short = quick_limit(observed["slowest_cell_s"], timeout)
         for cell in assignment.cells:
             for m in by_cell.get(cell.id, []):
                 whole = complete is True or m.id in (complete or ())
-                pool.start(m.id, lambda m=m, whole=whole: asdict(run_variant(runner, cell, m.source, whole)))
+                limit = None if whole else short
+                pool.start(m.id, lambda m=m, whole=whole, limit=limit:
+                           asdict(run_variant(runner, cell, m.source, whole, limit)))
             if cell.student_side:
                 runner.run_student(cell)
             if cell.test_side:

@@ -13,6 +13,7 @@ wrapped in a probe that records what it held (:func:`kind_of`).
 
 import ast
 import json
+import time
 
 from .syntax import site, site_key, value_sites
 from .replay import Runner
@@ -55,8 +56,9 @@ class _Probe(ast.NodeTransformer):
 def observe(assignment, timeout):
     """Run the reference once with its value sites probed; returns what each held and what went wrong.
 
-    ``{"seen": {site key: [kinds]}, "problems": [...]}``: a problem is an
-    answer cell that raises, or a test the reference fails.
+    ``{"seen": {site key: [kinds]}, "problems": [...], "slowest_cell_s": s}``: a problem is an
+    answer cell that raises, or a test the reference fails; the last is the
+    seconds of the reference's slowest cell (its student side and tests).
     """
     seen = {}
     runner = Runner(assignment, timeout)
@@ -66,7 +68,9 @@ def observe(assignment, timeout):
         return value
     runner.student[PROBE] = probe
     problems = []
+    slowest = 0.0
     for cell in assignment.cells:
+        started = time.monotonic()
         if cell.student_side:
             code = None
             if cell.role == "answer":
@@ -80,7 +84,8 @@ def observe(assignment, timeout):
             failure = runner.run_test(cell)
             if failure:
                 problems.append(f"the reference fails {cell.id}: {failure[1]}")
-    return {"seen": {k: sorted(v) for k, v in seen.items()}, "problems": problems}
+        slowest = max(slowest, time.monotonic() - started)
+    return {"seen": {k: sorted(v) for k, v in seen.items()}, "problems": problems, "slowest_cell_s": slowest}
 
 
 def kinds_seen(observed):

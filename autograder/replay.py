@@ -153,12 +153,15 @@ def plans(assignment, changed_cell, binds):
         needed |= wanted
 
 
-def run_variant(runner, changed_cell, source, complete=False):
+def run_variant(runner, changed_cell, source, complete=False, timeout=None):
     """In a forked child: the changed cell and what depends on it, then the tests that can see it.
 
     Unless ``complete``, it stops at the first failure of a visible test, which
     settles the verdict; after a hidden failure only visible parts still run.
+    ``timeout``: this child's limit for a cell or a call, instead of the runner's.
     """
+    if timeout is not None:
+        runner.timeout = runner.process.timeout = timeout   # the child's own copy of the runner
     verdict = Verdict()
     error = runner.run_student(changed_cell, source)
     if error:
