@@ -13,7 +13,8 @@ the chapters themselves:
   a written answer graded by hand;
 * every chapter named exists and the section named is one of its headings;
 * the sentence "N of M items are practised by an autograded part" counts the
-  rows with a step;
+  rows with a step, and the tally under it gives them by homework, chapter and
+  notes file as the table does;
 * a step names the part(s) it credits, each one listed in its row, and a "–"
   says why;
 * no credited part is transcription: its prompt (the markdown cells of that
@@ -388,18 +389,55 @@ def credited_counts(rows):
     return homework, chapters, notes
 
 
-def test_the_paragraph_under_the_count_says_what_the_table_says(design, table):
-    """The sentences below the count name homeworks, a chapter and a notes file: the table must agree."""
+TALLY = re.compile(r"By homework: (?P<homework>[^;]*); by chapter: (?P<chapters>[^;]*); by notes file: (?P<notes>[^.]*)\.")
+
+
+def parse_tally(section):
+    """The tally under the count, as three dicts (homework, chapter, notes file -> rows with a step), or None.
+
+    >>> parse_tally("By homework: hw01 2, hw02 0; by chapter: 01_lagrangian 2; by notes file: 000 1, 002 1.")
+    ({'hw01': 2, 'hw02': 0}, {'01_lagrangian': 2}, {'000': 1, '002': 1})
+    """
+    found = TALLY.search(section)
+    if not found:
+        return None
+    return tuple({name: int(n) for name, n in (item.strip().rsplit(" ", 1) for item in found.group(key).split(","))}
+                 for key in ("homework", "chapters", "notes"))
+
+
+def tally_problems(section, rows, homeworks):
+    """Where the tally under the count disagrees with the table: every homework, every chapter and every notes
+    file of the table must be listed with its number of rows with a step."""
+    stated = parse_tally(section)
+    if stated is None:
+        return ["no tally 'By homework: ...; by chapter: ...; by notes file: ...' under the count"]
+    homework, chapters, notes = credited_counts(rows)
+    table = ({hw: homework.get(hw, 0) for hw in homeworks},
+             {row["chapter"]: chapters.get(row["chapter"], 0) for row in rows if row["chapter"] not in NONE},
+             {n.strip(): notes.get(n.strip(), 0) for row in rows for n in row["notes"].split(",")})
+    return [f"by {what}: the text says {said}, the table {actual}"
+            for what, said, actual in zip(("homework", "chapter", "notes file"), stated, table) if said != actual]
+
+
+def homework_names():
+    return sorted(p.name for p in (ROOT / "exercises").glob("hw[0-9][0-9]") if p.is_dir())
+
+
+def test_the_tally_under_the_count_says_what_the_table_says(design, table):
+    """The rows with a step, by homework, chapter and notes file, as the paragraph under the count states them."""
     section = " ".join(coverage_section(design).split())
-    homework, chapters, notes = credited_counts(table[1])
-    assert "No autograded part of hw09 counts, hw04 and hw08 have one each" in section
-    assert (homework.get("hw09", 0), homework.get("hw04", 0), homework.get("hw08", 0)) == (0, 1, 1), \
-        f"rows with a step credited per homework: {homework}"
-    assert "chapter 8 has three rows" in section
-    assert chapters.get("08_convex_relaxations", 0) == 3, f"rows with a step per chapter: {chapters}"
-    assert "no item of notes 001" in section and notes.get("001", 0) == 0, f"rows with a step per notes file: {notes}"
+    problems = tally_problems(section, table[1], homework_names())
+    assert not problems, "\n".join(problems)
     counts = COUNT.search(section)
     assert "far below 100 items" in section and int(counts.group(1)) < 100
+
+
+def test_the_tally_check_sees_a_wrong_number_or_none(design, table):
+    section = " ".join(coverage_section(design).split())
+    stated = parse_tally(section)
+    wrong = section.replace(f"hw09 {stated[0]['hw09']}", f"hw09 {stated[0]['hw09'] + 1}", 1)
+    assert any(problem.startswith("by homework") for problem in tally_problems(wrong, table[1], homework_names()))
+    assert tally_problems("no tally here", table[1], homework_names())
 
 
 def test_every_autograded_part_is_in_the_map(table, ids):
