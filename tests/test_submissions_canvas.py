@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from autograder.grading import submissions
-from autograder.grading.submissions import canvas_file
+from autograder.grading.canvas import canvas_file
 
 
 def hand_in(folder, *names):

@@ -6,7 +6,7 @@ Accepted layouts (mixed freely, also inside a .zip, also under one wrapping fold
     <student>/<notebook>.ipynb                one folder per student
     <student>.ipynb                           one file per student
     <name>_<userid>_<submissionid>_<file>     Canvas's "Download Submissions" zip
-    <name>_LATE_<userid>_<submissionid>_<file>   (flat; see canvas_file)
+    <name>_LATE_<userid>_<submissionid>_<file>   (flat; autograder/grading/canvas.py)
 
 A notebook named like the assignment's notebook is taken; a student with a
 single notebook of another name (``hw01 (1).ipynb``) is taken too and renamed.
@@ -20,11 +20,12 @@ an unsafe path, one that cannot be read, or one that unpacks past the size
 limit make that student's :class:`Submission` carry the reason; everyone else
 is read as usual. There is no limit on a whole class, only on each file.
 
-Canvas files are keyed by the Canvas user id (the number after the name): it
-never changes, is unique, and is the ``ID`` column of Canvas's gradebook
-export, so the grades can be matched back. The name part (the student's login
-or sortable name) is kept as a label only. When a student has several
-submissions in the zip, only the newest (highest submission id) is graded.
+Canvas files (their names are read by autograder/grading/canvas.py) are
+keyed by the Canvas user id: it never changes, is unique, and is the ``ID``
+column of Canvas's gradebook export, so the grades can be matched back. The
+name part (the student's login or sortable name) is kept as a label only.
+When a student has several submissions in the zip, only the newest (highest
+submission id) is graded.
 """
 
 import contextlib
@@ -46,6 +47,7 @@ import nbformat
 from nbformat.warnings import DuplicateCellId
 
 from ..course.cells import grade_ids
+from .canvas import canvas_file
 
 SKIPPED = {"__MACOSX", ".ipynb_checkpoints", "__pycache__"}
 LARGEST_FILE_MB = 256   # one file of a hand-in (a notebook full of plots is tens of MB); $RBD_HANDIN_FILE_MB
@@ -144,55 +146,6 @@ def _size_problem(path, label):
         return (f"{label} is {size / 1024**2:.0f} MB, over the {largest_file() / 1024**2:.0f} MB limit for one "
                 "file of a hand-in (RBD_HANDIN_FILE_MB)")
     return ""
-
-
-# <name>_[LATE_]<user id>_<submission id>_<original file name>, as Canvas names each file of its zip.
-_CANVAS_IDS = re.compile(r"_(?:(?P<late>LATE)_)?(?P<user>[0-9]+)_(?P<submission>[0-9]+)_(?=.)")
-# Canvas appends -1, -2, ... to a file name the student had already uploaded (hw01-1.ipynb).
-_RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<n>[0-9]+)$")
-
-
-@dataclass(frozen=True)
-class CanvasFile:
-    """The parts of one file name of Canvas's bulk download."""
-
-    name: str          # the student's login or name, as Canvas wrote it
-    user: str          # Canvas user id
-    submission: int    # Canvas submission id
-    late: bool
-    original: str      # the file name the student uploaded (with Canvas's -N suffix, if any)
-
-    @property
-    def stem(self):
-        """The uploaded file's name without .ipynb and without Canvas's -N suffix."""
-        stem = self.original.removesuffix(".ipynb")
-        match = _RESUBMITTED.match(stem)
-        return match["stem"] if match else stem
-
-    @property
-    def copy(self):
-        """Canvas's -N suffix (0 without one): the higher, the later the upload."""
-        match = _RESUBMITTED.match(self.original.removesuffix(".ipynb"))
-        return int(match["n"]) if match else 0
-
-
-def canvas_file(filename, names=()):
-    """The parts of a Canvas bulk-download file name, or None if it is not one.
-
-    Logins may contain underscores and so may uploaded file names, so a name can
-    split in more than one way: a split whose uploaded file is one of the
-    assignment's notebooks (``names``) wins, otherwise the leftmost one.
-    """
-    splits = []
-    for start in range(1, len(filename)):
-        match = _CANVAS_IDS.match(filename, start)
-        if match:
-            splits.append(CanvasFile(filename[:start], match["user"], int(match["submission"]),
-                                     bool(match["late"]), filename[match.end():]))
-    for split in splits:
-        if split.stem in names:
-            return split
-    return splits[0] if splits else None
 
 
 def _visible(path):

@@ -46,7 +46,7 @@ import re
 
 from . import export as export_rows
 from ..course.outcomes import Outcomes, SCORED
-from ..grading.submissions import canvas_file
+from ..grading.canvas import canvas_file
 
 FORMATS = ("rows", "canvas", "moodle", "gradescope")
 CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
