@@ -116,7 +116,8 @@ def _run_cell(shell, source, timeout):
 
 
 def answer(shell, request, timeout, switch):
-    """The reply to one request of the tests' side (autograder/grading/examiner.py): a value, or a call of a function."""
+    """The reply to one request of the tests' side (autograder/grading/examiner.py): a value, or a call of a
+    function."""
     namespace = shell.user_ns
     name = request.get("name")
     if not isinstance(name, str) or name not in namespace:
