@@ -9,5 +9,5 @@ answer away (:mod:`.giveaways`).
 It may import :mod:`autograder.course` (a homework's folder),
 :mod:`autograder.sandbox` (limits, forked processes) and the tests' side of
 :mod:`autograder.grading` (:mod:`autograder.grading.examiner`), so that the
-check runs tests exactly as grading does; nothing else imports it.
+check runs tests exactly as grading does; only the commands import it.
 """

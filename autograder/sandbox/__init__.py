@@ -8,7 +8,7 @@ bubblewrap's set-up (:mod:`.sandbox`) and what applies the limits inside it
 seen from the grader (:mod:`.student_process`) and from inside
 (:mod:`.student`), and the one message format between them (:mod:`.wire`).
 
-It is the ground floor: it imports nothing else of the autograder. What runs
-inside the sandbox (:mod:`.student`, :mod:`.template`, :mod:`.confine`) uses
-only this package, so a student's process loads no grading code.
+It is the ground floor: it may import nothing of the autograder outside
+itself, so what runs inside the sandbox (:mod:`.student`, :mod:`.template`,
+:mod:`.confine`) loads no grading code.
 """
