@@ -7,7 +7,7 @@ has removed the hidden tests. Then, for each student:
 - feedback is **held back** while written answers wait to be graded by hand
   (a page would show them as 0 points), unless ``allow_ungraded``;
 - the page's formulas render **offline**: nbconvert's MathJax macro, which
-  loads MathJax from a CDN, is replaced by autograder/templates (configured in
+  loads MathJax from a CDN, is replaced by autograder/handback/templates (configured in
   nbgrader_config.py, which the formgrader reads too) with the course's own
   MathJax, compressed inside the page (autograder/handback/mathjax.py), so a page
   handed back works wherever the student opens it;

@@ -1,7 +1,7 @@
 """The course's MathJax 3 in nbgrader's pages (the formgrader, the feedback): offline, small, and speaking
 the one MathJax 2 call nbgrader's formgrader makes.
 
-nbconvert's templates load MathJax 2 from a CDN. autograder/handback/templates/base/mathjax.html.j2 replaces that
+nbconvert's templates load MathJax 2 from a CDN. templates/base/mathjax.html.j2, beside this module, replaces that
 macro with :func:`mathjax_html` (the Jinja filter ``course_mathjax``, configured in nbgrader_config.py,
 which the formgrader reads too). What a page gets:
 
