@@ -3,7 +3,7 @@
 #               release the homework, execute the chapters and build the
 #               website
 #   make test   run the whole test suite (builds what it needs first)
-# Authors: make check (lib tests, doctests, changed chapters; under a minute).
+# Authors: make check (lib tests, doctests of lib and the autograder, changed chapters; under a minute).
 # Instructors: see README.md, "Grading" (make release / grade / feedback / export).
 
 SHELL      := /bin/bash
@@ -78,7 +78,7 @@ $(NBVAL_DIR): $(CHAPTERS) $(TEMPLATE) | setup
 # Every mark runs here (grading, slow, network, browser, site); the report ends with the
 # thirty slowest tests, so each run says where its time went.
 test: book pdf $(NBVAL_DIR) $(AXE)
-	$(PYTEST) $(XDIST) --durations=30 --doctest-modules lib tests $(NBVAL_DIR) --nbval-lax
+	$(PYTEST) $(XDIST) --durations=30 --doctest-modules lib tests autograder $(NBVAL_DIR) --nbval-lax
 
 # The quick tier while writing: lib's tests and doctests (not the grading round
 # trips, the site or the scratch-book build), then the chapters git reports as
@@ -86,7 +86,7 @@ test: book pdf $(NBVAL_DIR) $(AXE)
 # book` reuses them).
 check: setup
 	status=0; \
-	$(PYTEST) $(XDIST) -q -m "not grading and not slow and not network and not browser" --ignore=tests/test_site.py --doctest-modules lib tests || status=1; \
+	$(PYTEST) $(XDIST) -q -m "not grading and not slow and not network and not browser" --ignore=tests/test_site.py --doctest-modules lib tests autograder || status=1; \
 	$(BIN)/python _ext/chapter_cache.py --changed $(CHAPTERS) || status=1; \
 	exit $$status
 

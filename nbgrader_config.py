@@ -20,7 +20,7 @@ Environment variables (all optional):
     RBD_CELL_TIMEOUT    seconds one cell may run during grading before it is
                         interrupted (default: 60); this and every other limit
                         of grading (memory, processes, the whole submission)
-                        are listed in autograder/limits.py
+                        are listed in autograder/sandbox/limits.py
 
 Copy this file with the exercises to make a separate course folder (the tests
 do): every path follows the file.
@@ -34,9 +34,9 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades, IgnorePattern, LimitOutput,
                                     SaveAutoGrades)
 
-from autograder.judge import Judge
-from autograder.leaks import MARKERS, HideHiddenTests
-from autograder.limits import Limits
+from autograder.course.leaks import MARKERS, HideHiddenTests
+from autograder.grading.judge import Judge
+from autograder.sandbox.limits import Limits
 
 c = get_config()  # noqa: F821 (defined by the loader that runs this file)
 
@@ -71,7 +71,7 @@ c.CourseDirectory.db_url = DB_URL
 c.Exchange.root = os.environ.get("RBD_EXCHANGE_ROOT") or os.path.join(ROOT, "exchange")
 
 # --- release: strip solutions, hidden tests and outputs ------------------------
-# Everything between the solution markers (autograder.leaks.MARKERS) becomes the
+# Everything between the solution markers (autograder.course.leaks.MARKERS) becomes the
 # stub below; a written-answer cell without the markers becomes text_stub.
 c.ClearSolutions.begin_solution_delimeter, c.ClearSolutions.end_solution_delimeter = MARKERS[0], MARKERS[1]
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -87,7 +87,7 @@ c.ClearOutput.remove_metadata_fields = ["collapsed", "scrolled", "execution"]
 # tests here, taking only plain values from it (autograder/THREATS.md).
 c.Autograde.autograde_preprocessors = [Judge, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
-c.Judge.course_root = ROOT   # the judge takes the folders above and the limits from autograder/limits.py
+c.Judge.course_root = ROOT   # the judge takes the folders above and the limits from autograder/sandbox/limits.py
 # nbgrader's own Execute (nbgrader validate) stops a cell at the judge's limit too
 c.Execute.timeout = math.ceil(Limits.from_environment().cell_s)
 c.Execute.interrupt_on_timeout = True
@@ -103,13 +103,13 @@ c.LimitOutput.max_traceback = 100
 c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]
 
 # --- formulas offline, in the feedback pages and the formgrader -----------------
-# nbconvert's templates load MathJax from a CDN; autograder/templates/base/mathjax.html.j2 replaces that macro
+# nbconvert's templates load MathJax from a CDN; autograder/handback/templates/base/mathjax.html.j2 replaces that macro
 # with the course's own MathJax (from its environment), put in the page by the course_mathjax filter with a
-# shim for the MathJax 2 call nbgrader's formgrader makes (autograder/mathjax.py). nbgrader's own templates
+# shim for the MathJax 2 call nbgrader's formgrader makes (autograder/handback/mathjax.py). nbgrader's own templates
 # (formgrade, feedback) come after it.
-import autograder as _autograder  # noqa: E402
+import autograder.handback as _handback  # noqa: E402
 import nbgrader.server_extensions.formgrader as _formgrader  # noqa: E402
 
-c.HTMLExporter.extra_template_basedirs = [os.path.join(os.path.dirname(_autograder.__file__), "templates"),
+c.HTMLExporter.extra_template_basedirs = [os.path.join(os.path.dirname(_handback.__file__), "templates"),
                                           os.path.join(os.path.dirname(_formgrader.__file__), "templates")]
-c.HTMLExporter.filters = {"course_mathjax": "autograder.mathjax.mathjax_filter"}
+c.HTMLExporter.filters = {"course_mathjax": "autograder.handback.mathjax.mathjax_filter"}

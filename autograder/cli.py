@@ -4,7 +4,7 @@ import argparse
 import os
 import sys
 
-from .course import Course, CourseError
+from .course.course import Course, CourseError
 
 
 def build_parser():
@@ -31,13 +31,13 @@ def build_parser():
                        "address (tcp://host:8786), or 'local' for a cluster of --jobs workers here")
     grade.add_argument("--time-limit", type=int, metavar="SECONDS",
                        help="limit for one whole submission (default: $RBD_GRADE_TIME_LIMIT or 900; "
-                            "every limit: autograder/limits.py)")
+                            "every limit: autograder/sandbox/limits.py)")
     grade.add_argument("--memory-limit", type=int, metavar="MB",
                        help="address-space cap of the grading kernel, 0 for none "
                             "(default: $RBD_GRADE_MEMORY_MB or 4096)")
     grade.add_argument("--cold", action="store_true",
                        help="start a fresh sandbox for every student instead of forking each student's process "
-                            "from a warm template (sets RBD_WARM_SANDBOX=0; autograder/warm.py)")
+                            "from a warm template (sets RBD_WARM_SANDBOX=0; autograder/sandbox/warm.py)")
     grade.add_argument("--no-sandbox", action="store_true",
                        help="grade even when the sandbox (bubblewrap) cannot be set up: the students' code then runs "
                             "unconfined, with the resource limits only; for trusted code (sets RBD_NO_SANDBOX=1)")
@@ -123,11 +123,11 @@ def main(argv=None):
     try:
         course = Course(args.root)
         if args.command == "release":
-            from .release import release
+            from .course.release import release
             for folder in release(course, args.assignments):
                 print(f"released {folder.relative_to(course.root)}/ (no solutions, no hidden tests)")
         elif args.command == "grade":
-            from . import grade
+            from .grading import grade
             asked, warm_asked = os.environ.get("RBD_NO_SANDBOX"), os.environ.get("RBD_WARM_SANDBOX")
             if args.no_sandbox:
                 os.environ["RBD_NO_SANDBOX"] = "1"   # read by the grading workers' judges too
@@ -143,24 +143,24 @@ def main(argv=None):
                     else:
                         os.environ[name] = value
         elif args.command == "feedback":
-            from .feedback import feedback
+            from .handback.feedback import feedback
             feedback(course, args.assignment, allow_ungraded=args.allow_ungraded)
         elif args.command == "export":
-            from .lms import write
+            from .handback.lms import write
             count, _ = write(course, args.format, args.out, args.assignment, args.template, args.column,
                              report=lambda line: print(line, file=sys.stderr),
                              include_provisional=args.include_provisional)
             print(f"wrote {count} {'row' if args.format == 'rows' else 'student'}(s) to {args.out}")
         elif args.command == "gradescope":
-            from .gradescope import package
+            from .handback.gradescope import package
             out = package(course, args.assignment, args.out, sandbox=not args.no_sandbox,
                           hidden_visibility=args.hidden_visibility)
             print(f"wrote {out}: upload it as the autograder of a Gradescope programming assignment")
         elif args.command == "forget":
-            from .outcomes import remove
+            from .course.outcomes import remove
             print(remove(course, args.assignment, args.student))
         elif args.command == "extend":
-            from .gradebook import extend
+            from .course.gradebook import extend
             course.check_assignment(args.assignment)
             if not extend(course, args.assignment, args.student, args.hours):
                 raise CourseError(f"{args.student} has no {args.assignment} in the gradebook yet: grade the hand-in "
@@ -168,10 +168,10 @@ def main(argv=None):
             print(f"{args.assignment}/{args.student}: due {args.hours:g} h later than {args.assignment}; grade again "
                   f"to apply it: grade --assignment {args.assignment} --student \"{args.student}\" --force")
         elif args.command == "status":
-            from .export import status
+            from .handback.export import status
             status(course, args.assignment)
         elif args.command == "mutants":
-            from .mutants import check
+            from .mutation.mutants import check
             if not check(course, args.assignments, jobs=args.jobs, timeout=args.timeout, show=args.show,
                          json_out=args.json, only=args.only, complete=args.complete):
                 return 1

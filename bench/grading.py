@@ -7,7 +7,7 @@ mistake), a third broken (blank, an endless loop, a crash, a file that is not
 a notebook). The class is graded with ``python -m autograder grade`` once with
 one worker and once with one worker per core (all submissions each time,
 ``--force``), both ways side by side in the same run: each student's process
-forked from the warm template (autograder/warm.py, the default) and a fresh
+forked from the warm template (autograder/sandbox/warm.py, the default) and a fresh
 sandbox per student (``RBD_WARM_SANDBOX=0``), the two interleaved so that the
 machine's load falls on both alike. CPU is counted for every process a
 grading command starts (this process is their subreaper, so that a sandbox
@@ -15,7 +15,7 @@ killed with its worker is still reaped and counted). The floor is plain executio
 fresh Jupyter kernel (nbclient), the cost of running the student's code once
 with nothing else; a class of right submissions only (a quarter of the class
 size, at least 20) compares like for like with it. Every submission is graded
-in the sandbox (bubblewrap, autograder/sandbox.py): without it the benchmark
+in the sandbox (bubblewrap, autograder/sandbox/sandbox.py): without it the benchmark
 stops, as grading does.
 """
 
@@ -35,7 +35,7 @@ import nbformat
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from autograder.assignment import Assignment
+from autograder.course.assignment import Assignment
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASS = int(os.environ.get("RBD_BENCH_CLASS", "200"))
@@ -139,7 +139,7 @@ def _class(released, source, folder, only_right=False):
 
 
 def run():
-    from autograder import sandbox
+    from autograder.sandbox import sandbox
     problem = sandbox.available()
     if problem:
         raise SystemExit(f"bench grading: the grading sandbox is not available, so nothing can be graded: {problem}")

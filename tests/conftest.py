@@ -1,6 +1,6 @@
 """Shared test set-up: the grading sandbox, and how the suite is spread over the cores.
 
-Grading refuses to run without its sandbox (bubblewrap, autograder/sandbox.py)
+Grading refuses to run without its sandbox (bubblewrap, autograder/sandbox/sandbox.py)
 unless asked. Where bubblewrap is not installed and not required, the tests
 that grade homework to check something else (scores, feedback, the gradebook)
 grade the course's own notebooks as ``grade --no-sandbox`` would; the tests of

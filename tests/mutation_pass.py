@@ -16,8 +16,8 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import giveaways, mutants
-from autograder.assignment import Assignment
+from autograder.course.assignment import Assignment
+from autograder.mutation import giveaways, mutants
 
 REPO = Path(__file__).resolve().parent.parent
 SPOT_CHECKS = 4  # mutants per assignment graded by nbgrader too

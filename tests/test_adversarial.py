@@ -30,11 +30,12 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import gradebook, sandbox, student_process
 from autograder.cli import main
-from autograder.course import Course
-from autograder.outcomes import FAILED, FLAGGED, GRADED, Outcomes
-from autograder.processes import descendants
+from autograder.course import gradebook
+from autograder.course.course import Course
+from autograder.course.outcomes import FAILED, FLAGGED, GRADED, Outcomes
+from autograder.sandbox import sandbox, student_process
+from autograder.sandbox.processes import descendants
 
 REPO = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("hw01_attacks", REPO / "tests" / "adversarial" / "hw01_attacks.py")
@@ -302,7 +303,7 @@ def test_a_daemon_is_gone_when_its_student_is_done_and_the_next_one_starts(cours
 
 def test_grading_falls_back_to_a_fresh_sandbox_when_the_template_cannot_start_or_dies(course, monkeypatch):
     require_sandbox()
-    from autograder import warm
+    from autograder.sandbox import warm
     if not warm.wanted():
         pytest.skip("no warm template here (the grader is not root, or RBD_WARM_SANDBOX=0)")
     check = [(0, "import os; print(os.getuid())")]
@@ -336,8 +337,8 @@ def test_grading_falls_back_to_a_fresh_sandbox_when_the_template_cannot_start_or
 CLONE_CHECK = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from autograder import student_process, warm
-cell = "import lib, autograder.wire; open(lib.__file__).read(1); print(lib.__file__, autograder.wire.__file__)"
+from autograder.sandbox import student_process, warm
+cell = "import lib, autograder.sandbox.wire; open(lib.__file__).read(1); print(lib.__file__, autograder.sandbox.wire.__file__)"
 process = student_process.StudentProcess([(0, cell)], 120, sys.argv[1])
 try:
     result = process.start()[0]
@@ -362,7 +363,7 @@ def test_the_sandbox_works_for_a_fresh_clone_under_tmp_with_the_environment_else
                           timeout=300)
     assert done.returncode == 0, done.stderr
     printed, how = done.stdout.strip().splitlines()[:-1], done.stdout.strip().splitlines()[-1].split(" ", 2)
-    assert " ".join(printed).split() == [str(clone / "lib" / "__init__.py"), str(clone / "autograder" / "wire.py")], \
+    assert " ".join(printed).split() == [str(clone / "lib" / "__init__.py"), str(clone / "autograder" / "sandbox" / "wire.py")], \
         done.stdout + done.stderr
     assert how[0] == "warm" or how[1] == "unwanted", f"a warm template was wanted but the student started fresh: {how}"
 
@@ -463,7 +464,7 @@ def test_a_template_that_cannot_boot_costs_no_student_and_says_why(course, monke
     """A deliberately broken template (in its sandbox, it fails as it boots): every student still runs, in a
     fresh sandbox, and after warm.TRIES failures in a row the grader stops trying and says why."""
     require_sandbox()
-    from autograder import warm
+    from autograder.sandbox import warm
     if not warm.wanted():
         pytest.skip("no warm template here (the grader is not root, or RBD_WARM_SANDBOX=0)")
     warm.stop()

@@ -26,11 +26,12 @@ import pytest
 
 from nbgrader.api import Gradebook
 
-from autograder import gradebook, submissions
 from autograder.cli import main
-from autograder.course import Course
-from autograder.grade import grade
-from autograder.outcomes import FAILED, GRADED, Outcomes
+from autograder.course import gradebook
+from autograder.course.course import Course
+from autograder.course.outcomes import FAILED, GRADED, Outcomes
+from autograder.grading import submissions
+from autograder.grading.grade import grade
 from tests.scratch import REPO as SOURCE, answered, scratch_course
 
 REPO = Path(__file__).resolve().parent.parent

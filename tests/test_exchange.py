@@ -34,9 +34,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.cli import main
-from autograder.course import Course
-from autograder.export import status
-from autograder.outcomes import FAILED, Outcomes
+from autograder.course.course import Course
+from autograder.course.outcomes import FAILED, Outcomes
+from autograder.handback.export import status
 from tests.scratch import answered, scratch_course
 
 REPO = Path(__file__).resolve().parent.parent

@@ -24,8 +24,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.cli import main
-from autograder.course import Course
-from autograder.outcomes import FAILED, GRADED, KEPT, Outcomes
+from autograder.course.course import Course
+from autograder.course.outcomes import FAILED, GRADED, KEPT, Outcomes
 from tests.scratch import answered, scratch_course
 from tests.test_site import browser  # noqa: F401 (the fixture: Debian's Chromium, headless)
 
@@ -170,13 +170,13 @@ def test_a_failed_regrade_keeps_the_scores_entered_by_hand(course, tmp_path):
 
 
 def test_nbgrader_calls_no_mathjax_2_name_the_shim_lacks():
-    """nbgrader's formgrader scripts call MathJax 2's Hub; every name they call is one autograder/mathjax.py
+    """nbgrader's formgrader scripts call MathJax 2's Hub; every name they call is one autograder/handback/mathjax.py
     provides on top of MathJax 3 (a newer nbgrader calling another would throw in the page)."""
     import re
 
     import nbgrader.server_extensions.formgrader as formgrader_package
 
-    from autograder.mathjax import HUB_CALLS, mathjax_html
+    from autograder.handback.mathjax import HUB_CALLS, mathjax_html
     scripts = Path(formgrader_package.__file__).parent / "static" / "js"
     called = {m for path in scripts.glob("*.js") for m in re.findall(r"MathJax\.Hub\.([\w.]+)\(", path.read_text())}
     assert called == {"Startup.signal.Interest"}, f"nbgrader's formgrader now calls MathJax.Hub.{called}"

@@ -1,4 +1,4 @@
-"""No visible test gives the answer away (autograder/giveaways.py).
+"""No visible test gives the answer away (autograder/mutation/giveaways.py).
 
 For every homework: no visible test cell holds a line of a reference
 solution, and no answer a student assembles from a visible test cell alone
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import giveaways
-from autograder.assignment import Assignment
+from autograder.course.assignment import Assignment
+from autograder.mutation import giveaways
 from tests.mutation_pass import one_pass
 from tests.test_mutants import write_toy
 

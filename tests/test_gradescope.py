@@ -4,7 +4,7 @@
 As Gradescope does it: the zip is unpacked into ``<root>/source``,
 ``run_autograder`` copied to ``<root>``, the upload put in
 ``<root>/submission``, and ``run_autograder`` run from a shell. setup.sh's
-installs need the network; its last step (``python -m autograder.gradescope
+installs need the network; its last step (``python -m autograder.handback.gradescope
 prepare``, the release) runs here as it would there. Each results.json is
 checked against Gradescope's documented format
 (https://gradescope-autograders.readthedocs.io/en/latest/specs/): field names
@@ -25,10 +25,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import lms
 from autograder.cli import main
-from autograder.course import Course
-from autograder.leaks import MARKERS, secret_lines
+from autograder.course.course import Course
+from autograder.course.leaks import MARKERS, secret_lines
+from autograder.handback import lms
 from tests.scratch import answered, reference_answers, scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
@@ -101,7 +101,7 @@ def autograder_root(tmp_path_factory):
                 path.chmod(stat.S_IMODE(mode))
     shutil.copy2(autograder / "source" / "run_autograder", autograder / "run_autograder")
     env = environment(autograder)
-    setup = subprocess.run([sys.executable, "-m", "autograder.gradescope", "prepare"], env=env,
+    setup = subprocess.run([sys.executable, "-m", "autograder.handback.gradescope", "prepare"], env=env,
                            cwd=autograder / "source" / "course", capture_output=True, text=True)
     assert setup.returncode == 0, setup.stdout + setup.stderr
     return autograder
@@ -143,12 +143,12 @@ def test_the_zip_holds_what_gradescope_runs_and_nothing_it_should_not(autograder
         parsed = subprocess.run(["bash", "-n", str(source / script)], capture_output=True, text=True)
         assert parsed.returncode == 0, f"{script}: {parsed.stderr}"
     setup = (source / "setup.sh").read_text()
-    assert "kit/requirements.txt" in setup and "bubblewrap" in setup and "autograder.gradescope prepare" in setup
+    assert "kit/requirements.txt" in setup and "bubblewrap" in setup and "autograder.handback.gradescope prepare" in setup
     assert (source / "kit" / "requirements.txt").read_text() == (REPO / "kit" / "requirements.txt").read_text()
     assert (source / "requirements.txt").read_text() == (REPO / "requirements.txt").read_text()
     names = {p.name for p in source.rglob("*")}
     assert not names & {"mistakes.toml", "mutants.toml", "__pycache__"}, names
-    assert (source / "course" / "autograder" / "gradescope.py").is_file() and (source / "course" / "lib").is_dir()
+    assert (source / "course" / "autograder" / "handback" / "gradescope.py").is_file() and (source / "course" / "lib").is_dir()
 
 
 def test_a_right_notebook_scores_every_autograded_point(autograder_root):

@@ -19,7 +19,7 @@ run together, beside the other assignments' (tests/conftest.py). The batch:
   never a 0, and the rest of the batch is still graded;
 * ``crash`` (os._exit in an answer cell): graded, losing only what needs that
   cell (the cells after it run again without it);
-* ``mutant-<k>``: a few mutants of the reference (autograder/mutants.py), whose
+* ``mutant-<k>``: a few mutants of the reference (autograder/mutation/mutants.py), whose
   lost points must be exactly the test cells that the mutation check's fast
   runner says they fail (its one pass over the assignment, tests/mutation_pass.py).
 
@@ -44,14 +44,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import gradebook, leaks, submissions
-from autograder.assignment import Assignment
 from autograder.cli import main
-from autograder.course import Course
-from autograder.export import COLUMNS
-from autograder.outcomes import FAILED, GRADED, Outcomes
-from autograder.release import check_release
-from autograder.leaks import HideHiddenTests
+from autograder.course import gradebook, leaks
+from autograder.course.assignment import Assignment
+from autograder.course.course import Course
+from autograder.course.leaks import HideHiddenTests
+from autograder.course.outcomes import FAILED, GRADED, Outcomes
+from autograder.course.release import check_release
+from autograder.grading import submissions
+from autograder.handback.export import COLUMNS
 from tests.mutation_pass import one_pass
 
 REPO = Path(__file__).resolve().parent.parent

@@ -118,7 +118,7 @@ def test_without_lib_refuses_the_variational_integrator_with_the_symplectic_ones
 
 def test_the_grader_s_switch_ignores_what_student_code_does_to_lib_homework(monkeypatch):
     from lib import homework
-    switch = homework.LibSwitch()               # taken before any student code, as autograder/student.py does
+    switch = homework.LibSwitch()               # taken before any student code, as autograder/sandbox/student.py does
     monkeypatch.setattr(homework, "SAME_QUANTITY", {})
     monkeypatch.setattr(homework, "lib_systems", lambda: [])
     monkeypatch.setattr(homework, "_refusing_code", lambda what, free: (lambda *a: None).__code__)

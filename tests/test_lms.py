@@ -13,8 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder import cli, export, lms
-from autograder.outcomes import FAILED, FLAGGED, GRADED
+from autograder import cli
+from autograder.course.outcomes import FAILED, FLAGGED, GRADED
+from autograder.handback import export, lms
 
 ODD_NAME = 'Doe, "Jo" Ωmega 名前'
 

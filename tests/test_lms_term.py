@@ -19,10 +19,11 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import gradebook, submissions
 from autograder.cli import main
-from autograder.course import Course
-from autograder.outcomes import Outcomes
+from autograder.course import gradebook
+from autograder.course.course import Course
+from autograder.course.outcomes import Outcomes
+from autograder.grading import submissions
 from tests.scratch import answered, scratch_course
 
 REPO = Path(__file__).resolve().parent.parent

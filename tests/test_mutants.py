@@ -1,4 +1,4 @@
-"""The mutation check of the homework tests: ``python -m autograder mutants`` (autograder/mutants.py).
+"""The mutation check of the homework tests: ``python -m autograder mutants`` (autograder/mutation/mutants.py).
 
 The fast tests build a small homework and check the pieces: which mutants are
 made (and which are not, when they could change nothing), how each is
@@ -19,10 +19,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import mutants
-from autograder.assignment import DECLARATIONS, Assignment
-from autograder.course import CourseError
-from autograder.operators import OPERATORS
+from autograder.course.assignment import DECLARATIONS, Assignment
+from autograder.course.course import CourseError
+from autograder.mutation import mutants
+from autograder.mutation.operators import OPERATORS
 from tests.mutation_pass import one_pass
 
 REPO = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.leaks import find_leaks
+from autograder.course.leaks import find_leaks
 
 ROOT = Path(__file__).resolve().parents[1]
 PDF = ROOT / "_build" / "html" / "book.pdf"

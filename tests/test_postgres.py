@@ -30,10 +30,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.assignment import Assignment
 from autograder.cli import main
-from autograder.course import Course
-from autograder.outcomes import FAILED, GRADED, Outcomes
+from autograder.course.assignment import Assignment
+from autograder.course.course import Course
+from autograder.course.outcomes import FAILED, GRADED, Outcomes
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "hw01"

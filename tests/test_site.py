@@ -23,7 +23,7 @@ from urllib.parse import urlparse
 import nbformat
 import pytest
 
-from autograder.leaks import find_leaks, secret_lines
+from autograder.course.leaks import find_leaks, secret_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"

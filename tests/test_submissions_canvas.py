@@ -9,8 +9,8 @@ import zipfile
 
 import pytest
 
-from autograder import submissions
-from autograder.submissions import canvas_file
+from autograder.grading import submissions
+from autograder.grading.canvas import canvas_file
 
 
 def hand_in(folder, *names):

@@ -1,4 +1,4 @@
-"""The wire format between the grader's processes (autograder/wire.py), on its own.
+"""The wire format between the grader's processes (autograder/sandbox/wire.py), on its own.
 
 Every message kind the judge, the student's process and the grading workers
 exchange goes through :func:`wire.pack` and back; every kind of value a test
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from autograder import limits, student_process, wire
+from autograder.sandbox import limits, student_process, wire
 
 
 def through_the_wire(value, symbols=None):
@@ -124,7 +124,7 @@ def test_what_cannot_cross_arrives_unsendable_and_equals_nothing():
 
 
 # --- messages -----------------------------------------------------------------------------------
-MESSAGES = {   # every message kind the grader's processes exchange (autograder/student.py, worker.py)
+MESSAGES = {   # every message kind the grader's processes exchange (autograder/sandbox/student.py, worker.py)
     "job": {"cells": [[0, "import numpy as np"], [3, "x = 1\nprint(x)"]], "cell_timeout": 60.0,
             "output_chars": 200_000, "workdir": "/tmp/work"},
     "cell": {"cell": 3},

@@ -1,4 +1,4 @@
-"""The grading worker (autograder/worker.py): one process grading student after student.
+"""The grading worker (autograder/grading/worker.py): one process grading student after student.
 
 A scratch hw01 course is released once; submissions are put straight into its
 grader's copies folder and graded through :class:`GradingWorker`, as ``grade`` does.
@@ -15,11 +15,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import gradebook
 from autograder.cli import main
-from autograder.course import Course
-from autograder.verdict import diagnose
-from autograder.worker import GradingWorker
+from autograder.course import gradebook
+from autograder.course.course import Course
+from autograder.grading.verdict import diagnose
+from autograder.grading.worker import GradingWorker
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")

@@ -181,8 +181,8 @@ ATTACKS = [
      "replace": {"answer-cartpole-energy": "shell = get_ipython()\nshell.run_cell = lambda *a, **k: None"},
      "expect": {"status": "flagged for review", "lost": ALL, "flag": "IPython"}},
     {"name": "garbles-its-answers", "base": "blank",   # values the judge cannot rebuild: missing answers, not a crash
-     "replace": {"answer-mass-matrix": "import autograder.wire\n"
-                                       "autograder.wire.encode = lambda value, depth=0: {'__sympy__': ['Symbol']}\n"
+     "replace": {"answer-mass-matrix": "import autograder.sandbox.wire\n"
+                                       "autograder.sandbox.wire.encode = lambda value, depth=0: {'__sympy__': ['Symbol']}\n"
                                        "def mass_matrix(q, m1, m2, l1, l2):\n    return np.zeros((2, 2))"},
      "expect": {"status": "flagged for review", "lost": ALL, "flag": "the grader's own side"}},
     {"name": "redefines-test-helpers", "base": "blank",
