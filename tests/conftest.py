@@ -37,6 +37,10 @@ ids, which pytest 9.2 no longer honours (pytest-xdist issue #1386: every test
 would be dealt out alone, a chapter's cells to both workers). So the groups
 are computed here from the node ids, by xdist's own scope scheduler.
 
+Each run ends with two reports of where its time went: pytest's thirty
+slowest tests (``--durations=30`` in the Makefile) and the groups that took
+the most CPU seconds, the figure a busy machine stretches least (below).
+
 Scratch folders, ports and databases are never shared: every test takes its
 folders from ``tmp_path``/``tmp_path_factory`` (each xdist worker has a base
 folder of its own), the servers (the website, PostgreSQL, Dask, Jupyter
