@@ -13,7 +13,7 @@ the sandbox, and fails when there is none.
 The tests are dealt out in groups; a group runs on one worker, in order:
 
 * a file is a group of its own: a module's fixtures are built once, and a
-  chapter's cells (nbval) share one kernel;
+  template chapter's cells (nbval) share one kernel;
 * the homework round trips, the mutation check and the copy check of the
   visible tests go by assignment: every test of tests/test_homework.py,
   tests/test_mutants.py and tests/test_giveaways.py whose id names an
@@ -37,6 +37,10 @@ ids, which pytest 9.2 no longer honours (pytest-xdist issue #1386: every test
 would be dealt out alone, a chapter's cells to both workers). So the groups
 are computed here from the node ids, by xdist's own scope scheduler.
 
+Each run ends with two reports of where its time went: pytest's thirty
+slowest tests (``--durations=30`` in the Makefile) and the groups that took
+the most CPU seconds, the figure a busy machine stretches least (below).
+
 Scratch folders, ports and databases are never shared: every test takes its
 folders from ``tmp_path``/``tmp_path_factory`` (each xdist worker has a base
 folder of its own), the servers (the website, PostgreSQL, Dask, Jupyter
@@ -47,6 +51,7 @@ test's folder. A new test module that grades (``autograder grade``, a
 
 import os
 import re
+import resource
 import shutil
 
 import pytest
@@ -60,13 +65,14 @@ GRADING = {"test_homework.py", "test_adversarial.py", "test_worker.py", "test_po
 BY_ASSIGNMENT = {"test_homework.py", "test_mutants.py", "test_giveaways.py"}
 ASSIGNMENT = r"hw\d+"  # an assignment's name, and so its group's
 ASSIGNMENT_ID = re.compile(rf"\[({ASSIGNMENT})\b")
+CPU_BY_GROUP = pytest.StashKey[dict]()
 
 
 def group_of(nodeid):
     """The group a test runs in, from its node id (``path::name[params]``).
 
-    >>> group_of("tests/test_lcp.py::test_lemke[2]"), group_of("_build/nbval/01_lagrangian.ipynb::Cell 3")
-    ('tests/test_lcp.py', '_build/nbval/01_lagrangian.ipynb')
+    >>> group_of("tests/test_lcp.py::test_lemke[2]"), group_of("_build/nbval-template/_template.ipynb::Cell 3")
+    ('tests/test_lcp.py', '_build/nbval-template/_template.ipynb')
     >>> group_of("tests/test_homework.py::test_release_fails_every_test[hw02]")
     'hw02'
     >>> group_of("tests/test_homework.py::test_mistake_loses_exactly_its_part[hw11-ddot-sign]")
@@ -81,16 +87,16 @@ def group_of(nodeid):
     return path
 
 
-LONG = ("tests/test_site.py", "tests/test_accessibility.py", "tests/test_chapter_cache.py", "_build/nbval/")
+LONG = ("tests/test_site.py", "tests/test_accessibility.py", "tests/test_chapter_cache.py", "_build/nbval-template/")
 
 
 def order_of(group, size):
     """Where a group comes in the order the workers take them: those that grade, then the other long ones
     (the website, the chapters), then the rest; more tests first within each.
 
-    >>> sorted(["tests/test_lcp.py", "_build/nbval/01_lagrangian.ipynb", "hw02", "tests/test_worker.py"],
+    >>> sorted(["tests/test_lcp.py", "_build/nbval-template/_template.ipynb", "hw02", "tests/test_worker.py"],
     ...        key=lambda group: order_of(group, 1))
-    ['hw02', 'tests/test_worker.py', '_build/nbval/01_lagrangian.ipynb', 'tests/test_lcp.py']
+    ['hw02', 'tests/test_worker.py', '_build/nbval-template/_template.ipynb', 'tests/test_lcp.py']
     """
     grades = re.fullmatch(ASSIGNMENT, group) or group.rsplit("/", 1)[-1] in GRADING
     return (0 if grades else 1 if group.startswith(LONG) else 2, -size)
@@ -126,3 +132,59 @@ def pytest_xdist_make_scheduler(config, log):
             super()._assign_work_unit(node)
 
     return ByGroup(config, log)
+
+
+# --- where the CPU went ------------------------------------------------------------------------
+# Each worker adds up, by group, the CPU seconds (user + system) of its own process and of the
+# children it has waited for (grading workers, kernels, nbgrader, Chromium) while running each
+# group's tests; the report at the end lists the groups that took the most. CPU seconds are
+# what a busy machine stretches least, so runs on different days can be compared by them.
+CPU_REPORT_ROWS = 15
+
+
+def _cpu_seconds():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    started = _cpu_seconds()
+    yield
+    spent = item.config.stash.setdefault(CPU_BY_GROUP, {})
+    group = group_of(item.nodeid)
+    spent[group] = spent.get(group, 0.0) + _cpu_seconds() - started
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: hand the sums to the controller
+        session.config.workeroutput["cpu_by_group"] = session.config.stash.get(CPU_BY_GROUP, {})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    spent = node.config.stash.setdefault(CPU_BY_GROUP, {})
+    for group, seconds in getattr(node, "workeroutput", {}).get("cpu_by_group", {}).items():
+        spent[group] = spent.get(group, 0.0) + seconds
+
+
+def cpu_report(spent, rows=CPU_REPORT_ROWS):
+    """The lines of the report: the total, then the groups that took the most CPU.
+
+    >>> print("\\n".join(cpu_report({"hw01": 120.0, "tests/test_lcp.py": 3.5, "hw02": 80.25}, rows=2)))
+    CPU seconds (user + system, tests and the processes they waited for): 203.8 in all
+       120.0  hw01
+        80.2  hw02
+    """
+    lines = [f"CPU seconds (user + system, tests and the processes they waited for): {sum(spent.values()):.1f} in all"]
+    for group, seconds in sorted(spent.items(), key=lambda kv: -kv[1])[:rows]:
+        lines.append(f"{seconds:8.1f}  {group}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    spent = config.stash.get(CPU_BY_GROUP, {})
+    if spent and not hasattr(config, "workeroutput"):
+        terminalreporter.section(f"the {min(CPU_REPORT_ROWS, len(spent))} groups that took the most CPU")
+        for line in cpu_report(spent):
+            terminalreporter.write_line(line)

@@ -1,11 +1,11 @@
 """One pass of the mutation check's runner over an assignment, shared by tests/test_mutants.py and
 tests/test_homework.py (the tests of one assignment run in one process: tests/conftest.py).
 
-One :func:`autograder.mutants.run` runs the reference once and forks a child
+One :func:`autograder.mutation.mutants.run` runs the reference once and forks a child
 for each variant: every mutant of the reference (the mutation check), every
 typical mistake of exercises/<assignment>/mistakes.toml, and the spot-check
 sample of mutants that tests/test_homework.py also grades with nbgrader, and
-every copy of a visible test (autograder/giveaways.py) that
+every copy of a visible test (autograder/mutation/giveaways.py) that
 tests/test_giveaways.py checks. The mistakes and the sample run every test
 they reach (``complete``), as grading does; the other mutants and the copies
 stop at their first visible failure, as ``python -m autograder mutants``
@@ -28,7 +28,7 @@ class Pass:
     summary: mutants.Summary   # the mutation check's report on the mutants of the reference (no mistake in it)
     mistakes: dict             # a typical mistake's name -> its verdict (complete)
     spot: list                 # the sampled mutants, with their verdicts (complete), in the sample's order
-    copies_passing: list       # the copies of visible tests (autograder/giveaways.py) that pass their part
+    copies_passing: list       # the copies of visible tests (autograder/mutation/giveaways.py) that pass their part
 
 
 def source_path(assignment):

@@ -24,7 +24,8 @@ The pieces, each in its own module:
 How a mutant is run, fast enough for a thousand of them: the reference runs
 once, cell by cell; before each answer cell the process forks, one child per
 mutant of that cell, so a child runs only the changed cell and whatever can
-see what it defines; the cells before it are already done. There is **no
+see what it defines, in notebook order, up to the first visible test that
+fails; the cells before it are already done. There is **no
 grading sandbox** (bubblewrap, autograder/sandbox/sandbox.py) and no ``--no-sandbox``
 to ask for: the code run is the instructor's own reference, changed by one
 operator, not a student's. Each child still gets a grading worker's memory

@@ -154,7 +154,8 @@ def plans(assignment, changed_cell, binds):
 
 
 def run_variant(runner, changed_cell, source, complete=False, timeout=None):
-    """In a forked child: the changed cell and what depends on it, then the tests that can see it.
+    """In a forked child: the changed cell, then, in notebook order, the cells that depend on it and the
+    tests that can see it.
 
     Unless ``complete``, it stops at the first failure of a visible test, which
     settles the verdict; after a hidden failure only visible parts still run.
@@ -167,11 +168,15 @@ def run_variant(runner, changed_cell, source, complete=False, timeout=None):
     if error:
         verdict.errors[changed_cell.id] = error
     student, tests = plans(runner.assignment, changed_cell, changed_cell.binds | binds_and_mentions(source)[0])
-    for cell in student:
-        error = runner.run_student(cell)
-        if error:
-            verdict.errors[cell.id] = error
-    for cell in tests:
+    # in notebook order, as grading runs them: a mistake caught by its own part's visible test never pays
+    # for the later cells that use it (a simulation on the student's model, say)
+    for cell, side in sorted([(c, "student") for c in student] + [(c, "test") for c in tests],
+                             key=lambda pair: (pair[0].index, pair[1] == "test")):
+        if side == "student":
+            error = runner.run_student(cell)
+            if error:
+                verdict.errors[cell.id] = error
+            continue
         failure = runner.run_test(cell, visible_only=not complete and bool(verdict.failed))
         if failure and cell.role == "test":
             verdict.failed[cell.id] = list(failure)
