@@ -154,8 +154,9 @@ def _free(node):
 
 
 def _worth_copying(node, name):
-    """An expression that computes something (not a bare name or number, not a message) without ``name``."""
-    if isinstance(node, (ast.Constant, ast.Name, ast.JoinedStr, ast.Compare, ast.BoolOp, ast.Lambda, ast.Starred)):
+    """An expression that computes something (not a bare name or number, not a message, not the slice of
+    a subscript) without ``name``."""
+    if isinstance(node, (ast.Slice, ast.Constant, ast.Name, ast.JoinedStr, ast.Compare, ast.BoolOp, ast.Lambda, ast.Starred)):
         return False
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         return False
@@ -175,7 +176,11 @@ def _worth_copying(node, name):
 
 
 def _expressions(tree, name):
-    """Every expression of the cell a student could paste as ``name``'s answer, in order, without repeats."""
+    """Every expression of the cell a student could paste as ``name``'s answer, in order, without repeats.
+
+    >>> [ast.unparse(node) for node in _expressions(ast.parse("b = a[:, ::-1] + 1"), "f")]
+    ['a[:, ::-1] + 1']
+    """
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)) and node.value is not None:
