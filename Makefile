@@ -79,7 +79,8 @@ $(NBVAL_DIR): $(TEMPLATE) | setup
 	$(BIN)/jupytext --quiet --to ipynb -o $@/$$(basename $(TEMPLATE:.md=)).ipynb $(TEMPLATE)
 
 # Every mark runs here (grading, slow, network, browser, site); the report ends with the
-# thirty slowest tests, so each run says where its time went.
+# thirty slowest tests and the groups that took the most CPU (tests/conftest.py), so each
+# run says where its time went.
 test: book pdf $(NBVAL_DIR) $(AXE)
 	$(PYTEST) $(XDIST) --durations=30 --doctest-modules lib tests autograder $(NBVAL_DIR) --nbval-lax
 

@@ -80,8 +80,8 @@ def test_chapter_ran_without_error_at_its_current_source_and_lib(cache, chapter)
 
 
 def test_a_changed_chapter_or_lib_is_seen_as_not_run(tmp_path):
-    """The check on a scratch book: clean after execution, stale after its code or its lib changes, and a
-    chapter never executed is named."""
+    """The check on a scratch book: clean after execution, stale after its code or its lib changes; a
+    chapter never executed, or cached with an error (as ``allow_errors`` would let it be), is named."""
     header = (ROOT / "chapters" / "_template.md").read_text().split("---", 2)[1]
     book = tmp_path / "book"
     (book / "lib").mkdir(parents=True)
@@ -101,6 +101,11 @@ def test_a_changed_chapter_or_lib_is_seen_as_not_run(tmp_path):
     assert [why for _, why in stale_chapters(scratch, [ran], book)] == ["its code changed since it was executed"]
     ran.write_text(ran.read_text().replace("2 + 2 == 4", "1 + 1 == 2"))
     assert stale_chapters(scratch, [ran], book) == []
+    raises = book / "raises.md"
+    raises.write_text(ran.read_text().replace("assert 1 + 1 == 2", "raise ValueError('a failing check')"))
+    chapter_cache.execute([raises], book / "cache", book, timeout=60, allow_errors=True, log=lambda *_: None)
+    assert [why for _, why in stale_chapters(scratch, [raises], book)] == [
+        "its cached outputs hold an error: ValueError"]
     (book / "lib" / "value.py").write_text("VALUE = 3\n")
     assert [why for _, why in stale_chapters(scratch, [ran], book)] == [
         "lib or requirements.txt changed since the chapters were executed"]
