@@ -8,12 +8,17 @@ installed by ``python -m pip install .`` (kit/pyproject.toml). Checked here:
   the Pythons checked below;
 - every entry of the zip is readable by everyone;
 - for every Python it admits (3.11 to 3.14) and every platform in
-  ``PLATFORMS``, pip resolves the whole kit, dependencies included, to
-  wheels alone on the package index (``network``: pip is asked to resolve
-  for another platform, ``--platform --python-version --only-binary``,
-  and installs nothing). Not supported, and checked to stay so until the
-  docs change: Windows on Arm, where clarabel (the QP solver) publishes no
-  wheel;
+  ``PLATFORMS``, the whole kit, dependencies included, resolves to wheels
+  alone on the package index, each wheel one that pip on that platform
+  installs (``network``). The resolver is uv's (``uv pip compile
+  --python-platform --python-version --only-binary :all:``), which
+  evaluates the dependencies' environment markers for the target: pip's
+  ``install --dry-run --platform`` evaluates them for the machine it runs
+  on (asked for Windows, it lists pexpect, which Windows never installs,
+  and leaves out pywinpty and colorama, which it does). Which wheel tags a
+  platform installs is computed here with ``packaging.tags``, independently
+  of uv. Not supported, and checked to stay so until the docs change:
+  Windows on Arm, where clarabel (the QP solver) publishes no wheel;
 - the kit installs for real into a fresh virtual environment on this
   machine's Python, and a released homework runs its visible tests in it,
   through Jupyter's own ``nbconvert --execute``: blank, every test fails on
@@ -37,6 +42,7 @@ import sys
 import tomllib
 import urllib.request
 import zipfile
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -44,7 +50,8 @@ import nbformat
 import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
+from packaging import tags
+from packaging.utils import canonicalize_name, parse_wheel_filename
 
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ROOT / "kit"
@@ -62,17 +69,33 @@ def _manylinux(arch):
     return [f"manylinux_2_{minor}_{arch}" for minor in range(28, 4, -1)] + [f"manylinux2014_{arch}"]
 
 
-# Each platform as the oldest system the kit promises (pip adds the older macOS
-# versions and the universal2 wheels to a macosx tag itself).
+# Each platform as the oldest system the kit promises: uv's name for it (``--python-platform``), and the
+# platforms of the wheels pip installs there (packaging.tags adds the older macOS versions and universal2).
+MACOS = "12.0"  # SciPy 1.17 has no wheel for macOS 11
+
+
+@dataclass(frozen=True)
+class Platform:
+    uv: str           # uv pip compile --python-platform
+    wheels: tuple     # the platform parts of the wheel tags pip installs there
+
+    def tags(self, python):
+        """Every wheel tag pip on this platform installs for CPython ``python``, most specific first."""
+        version = tuple(int(part) for part in python.split("."))
+        interpreter = f"cp{version[0]}{version[1]}"
+        return (set(tags.cpython_tags(version, [interpreter, "abi3", "none"], self.wheels))
+                | set(tags.compatible_tags(version, interpreter, self.wheels)))
+
+
 PLATFORMS = {
-    "linux-x86_64": _manylinux("x86_64"),
-    "linux-aarch64": _manylinux("aarch64"),
-    "macos-arm64": ["macosx_12_0_arm64"],  # SciPy 1.17 has no wheel for macOS 11
-    "macos-x86_64": ["macosx_12_0_x86_64"],
-    "windows-x86_64": ["win_amd64"],
+    "linux-x86_64": Platform("x86_64-manylinux_2_28", tuple(_manylinux("x86_64"))),
+    "linux-aarch64": Platform("aarch64-manylinux_2_28", tuple(_manylinux("aarch64"))),
+    "macos-arm64": Platform("aarch64-apple-darwin", tuple(tags.mac_platforms((12, 0), "arm64"))),
+    "macos-x86_64": Platform("x86_64-apple-darwin", tuple(tags.mac_platforms((12, 0), "x86_64"))),
+    "windows-x86_64": Platform("x86_64-pc-windows-msvc", ("win_amd64",)),
 }
 # Platforms the kit does not support, with the package that stops it there.
-UNSUPPORTED = {"windows-arm64": (["win_arm64"], "clarabel")}
+UNSUPPORTED = {"windows-arm64": (Platform("aarch64-pc-windows-msvc", ("win_arm64",)), "clarabel")}
 
 HOMEWORK = "hw08"  # uses the QP solver through qpsolvers and clarabel, SciPy and lib
 
@@ -228,44 +251,56 @@ def require_network():
 
 
 def _index_only_env():
-    """This environment for pip, without the machine's pip configuration (local mirrors, find-links, constraints).
+    """This environment for uv, without the machine's package configuration (local mirrors, find-links, constraints).
 
     The question is what the package index offers a student, not what lies on this disk.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
-    env["PIP_CONFIG_FILE"] = os.devnull
-    for keep in ("PIP_CERT", "PIP_CLIENT_CERT", "PIP_PROXY", "PIP_DEFAULT_TIMEOUT"):  # how to reach the index from here
-        if keep in os.environ:
-            env[keep] = os.environ[keep]
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
+    env["MACOSX_DEPLOYMENT_TARGET"] = MACOS
     return env
 
 
-def resolve(tags, python, workdir):
-    """pip's resolution of the whole kit for a platform and a Python, wheels only: (ok, pip's errors, report)."""
+def resolve(platform, python, workdir):
+    """uv's resolution of the whole kit for a platform and a Python, wheels only: (ok, uv's errors, lock).
+
+    ``lock``: {canonical name: (version, [wheel file names])}, read from the
+    pylock.toml uv writes (PEP 751), which lists the wheels of each package
+    that fit the target.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
-    report = workdir / "report.json"
-    cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--only-binary=:all:",
-           "--python-version", python, "--implementation", "cp", "--abi", "cp" + python.replace(".", ""),
-           *[f"--platform={tag}" for tag in tags], "--target", str(workdir / "target"),
-           "--index-url", INDEX, "--quiet", "--report", str(report), "-r", str(KIT / "requirements.txt")]
+    out = workdir / "pylock.toml"
+    cmd = [str(Path(sys.executable).parent / "uv"), "pip", "compile", "--quiet", "--no-config",
+           "--index-url", INDEX, "--only-binary", ":all:", "--python-version", python,
+           "--python-platform", platform.uv, "--output-file", str(out), str(KIT / "requirements.txt")]
     done = subprocess.run(cmd, env=_index_only_env(), capture_output=True, text=True, timeout=900)
-    errors = "\n".join(line for line in done.stderr.splitlines() if line.startswith("ERROR"))
-    ok = done.returncode == 0 and report.is_file()
-    return ok, errors or done.stderr[-2000:], json.loads(report.read_text()) if ok else None
+    if done.returncode != 0 or not out.is_file():
+        return False, done.stderr[-3000:], None
+    lock = {canonicalize_name(p["name"]): (p["version"], [w["url"].rsplit("/", 1)[-1] for w in p.get("wheels", [])])
+            for p in tomllib.loads(out.read_text())["packages"]}
+    return True, "", lock
 
 
 @pytest.fixture(scope="module")
 def resolutions(tmp_path_factory):
-    """Every (platform, Python) of the checks resolved at once: pip mostly waits on the index."""
+    """Every (platform, Python) of the checks, resolved side by side: uv mostly waits on the index."""
     require_network()
     base = tmp_path_factory.mktemp("resolve")
-    jobs = {(name, python): tags for name, tags in PLATFORMS.items() for python in PYTHONS}
-    jobs.update({(name, PYTHONS[-1]): tags for name, (tags, _) in UNSUPPORTED.items()})
+    jobs = {(name, python): platform for name, platform in PLATFORMS.items() for python in PYTHONS}
+    jobs.update({(name, PYTHONS[-1]): platform for name, (platform, _) in UNSUPPORTED.items()})
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-        futures = {key: pool.submit(resolve, tags, key[1], base / f"{key[0]}-{key[1]}")
-                   for key, tags in jobs.items()}
+        futures = {key: pool.submit(resolve, platform, key[1], base / f"{key[0]}-{key[1]}")
+                   for key, platform in jobs.items()}
         return {key: future.result() for key, future in futures.items()}
+
+
+def not_installable(lock, wanted_tags):
+    """The packages of a resolution with no wheel whose tags pip installs on the platform (or no wheel at all)."""
+    missing = {}
+    for name, (_, wheels) in lock.items():
+        fits = [w for w in wheels if w.endswith(".whl") and parse_wheel_filename(w)[3] & wanted_tags]
+        if not fits:
+            missing[name] = wheels
+    return missing
 
 
 @pytest.mark.network
@@ -273,32 +308,44 @@ def resolutions(tmp_path_factory):
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_every_pin_has_wheels(resolutions, platform, python):
     """The kit and all it depends on resolve to wheels on the index, at the pinned versions, for this platform."""
-    ok, errors, report = resolutions[(platform, python)]
+    ok, errors, lock = resolutions[(platform, python)]
     assert ok, f"the kit does not install from wheels alone on {platform}, Python {python}:\n{errors}"
-    got = {canonicalize_name(item["metadata"]["name"]): item for item in report["install"]}
     pins = kit_pins()
-    wrong = {name: got[name]["metadata"]["version"] if name in got else None
-             for name, version in pins.items() if name not in got or got[name]["metadata"]["version"] != version}
+    wrong = {name: lock[name][0] if name in lock else None
+             for name, version in pins.items() if name not in lock or lock[name][0] != version}
     assert not wrong, f"pins resolved to other versions on {platform}, Python {python}: {wrong}"
-    files = [item["download_info"]["url"].rsplit("/", 1)[-1] for item in report["install"]]
-    assert all(f.endswith(".whl") for f in files), f"not wheels: {[f for f in files if not f.endswith('.whl')]}"
+    missing = not_installable(lock, PLATFORMS[platform].tags(python))
+    assert not missing, f"on {platform}, Python {python}, no wheel pip would install for: {missing}"
     tag = "cp" + python.replace(".", "")
-    numpy_wheel = got["numpy"]["download_info"]["url"].rsplit("/", 1)[-1]
-    assert f"-{tag}-" in numpy_wheel, f"numpy's wheel {numpy_wheel} is not built for CPython {python}"
+    assert any(f"-{tag}-" in wheel for wheel in lock["numpy"][1]), \
+        f"numpy's wheels {lock['numpy'][1]} are not built for CPython {python}"
+
+
+def test_a_wheel_for_another_platform_is_not_installable():
+    """The tag check itself: a Windows wheel does not fit Linux, a universal2 wheel fits macOS on Arm."""
+    linux, mac = PLATFORMS["linux-x86_64"].tags("3.12"), PLATFORMS["macos-arm64"].tags("3.12")
+    windows_only = {"numpy": ("2.4.6", ["numpy-2.4.6-cp312-cp312-win_amd64.whl"])}
+    assert not_installable(windows_only, linux) == {"numpy": ["numpy-2.4.6-cp312-cp312-win_amd64.whl"]}
+    universal = {"kiwisolver": ("1.5.1", ["kiwisolver-1.5.1-cp312-cp312-macosx_10_13_universal2.whl"])}
+    assert not_installable(universal, mac) == {}
+    newer_mac = {"scipy": ("1.17.1", ["scipy-1.17.1-cp312-cp312-macosx_14_0_arm64.whl"])}
+    assert list(not_installable(newer_mac, mac)) == ["scipy"], "a wheel for macOS 14 does not install on macOS 12"
+    other_python = {"numpy": ("2.4.6", ["numpy-2.4.6-cp313-cp313-manylinux_2_27_x86_64.whl"])}
+    assert list(not_installable(other_python, linux)) == ["numpy"]
+    pure = {"six": ("1.17.0", ["six-1.17.0-py2.py3-none-any.whl"])}
+    assert not_installable(pure, linux) == {}
 
 
 @pytest.mark.network
 @pytest.mark.parametrize("platform", UNSUPPORTED)
 def test_unsupported_platform_still_lacks_its_wheel(resolutions, platform):
     """Windows on Arm is named unsupported because clarabel has no wheel there; when one appears, the docs must change."""
-    tags, blocker = UNSUPPORTED[platform]
+    _, blocker = UNSUPPORTED[platform]
     ok, errors, _ = resolutions[(platform, PYTHONS[-1])]
     assert not ok, (f"the kit now resolves to wheels on {platform}: add it to PLATFORMS and say so in "
                     "kit/requirements.txt, kit/README.txt and homework.md")
     assert blocker in errors, f"on {platform} something else than {blocker} lacks a wheel now:\n{errors}"
 
-
-# --- installed for real, a homework run in it ---------------------------------
 
 def reference_filled(released, source):
     """The released notebook with every answer cell replaced by the source's (the reference solution)."""
