@@ -47,6 +47,9 @@ def build_parser():
     feedback.add_argument("--allow-ungraded", action="store_true",
                           help="also write feedback for students whose written answers are still to grade by hand "
                                "(their pages show those answers as 0 for now); held back by default")
+    feedback.add_argument("--student", action="append", default=[], metavar="ID",
+                          help="write the pages of this student only (repeat for more); default: every graded "
+                               "student. The other students' pages stay as they are")
 
     export = commands.add_parser("export", help="write grades as CSV: one row per student and assignment, or "
                                                 "in the layout Canvas's or Moodle's grade import takes")
@@ -144,7 +147,7 @@ def main(argv=None):
                         os.environ[name] = value
         elif args.command == "feedback":
             from .handback.feedback import feedback
-            feedback(course, args.assignment, allow_ungraded=args.allow_ungraded)
+            feedback(course, args.assignment, allow_ungraded=args.allow_ungraded, students=args.student)
         elif args.command == "export":
             from .handback.lms import write
             count, _ = write(course, args.format, args.out, args.assignment, args.template, args.column,

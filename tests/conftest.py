@@ -87,12 +87,14 @@ def group_of(nodeid):
     return path
 
 
-LONG = ("tests/test_site.py", "tests/test_accessibility.py", "tests/test_chapter_cache.py", "_build/nbval-template/")
+# long in wall time: the website and the browser, the chapters, and the kit, which mostly waits on the package index
+LONG = ("tests/test_site.py", "tests/test_accessibility.py", "tests/test_chapter_cache.py", "tests/test_kit.py",
+        "_build/nbval-template/")
 
 
 def order_of(group, size):
     """Where a group comes in the order the workers take them: those that grade, then the other long ones
-    (the website, the chapters), then the rest; more tests first within each.
+    (the website, the chapters, the kit), then the rest; more tests first within each.
 
     >>> sorted(["tests/test_lcp.py", "_build/nbval-template/_template.ipynb", "hw02", "tests/test_worker.py"],
     ...        key=lambda group: order_of(group, 1))

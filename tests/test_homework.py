@@ -23,7 +23,8 @@ run together, beside the other assignments' (tests/conftest.py). The batch:
   lost points must be exactly the test cells that the mutation check's fast
   runner says they fail (its one pass over the assignment, tests/mutation_pass.py).
 
-Then feedback and export are checked, and for hw01 a zip with other layouts, a
+Then feedback (on a sample of the batch, written by ``feedback --student``) and
+export are checked, and for hw01 a zip with other layouts, a
 cell that runs past its time limit and a notebook of another course. The fast
 tests at the end (no nbgrader run) check the pieces: submission layouts,
 notebook checks, secret lines, the feedback scrubber.
@@ -104,6 +105,13 @@ def graded_mistakes(assignment):
 
 
 MISTAKES = [(a, m) for a in ASSIGNMENTS for m in graded_mistakes(a)]
+
+
+def feedback_sample(assignment):
+    """The students of the batch whose feedback pages are written and read: the reference (every answer, no
+    test failing), the blank release (every test failing) and the graded mistakes (one part failing, visible or
+    hidden; for hw01 those whose messages are read). The other students' pages would show nothing these do not."""
+    return ["reference", "blank"] + [m["name"] for m in graded_mistakes(assignment)]
 BAD = {"broken": "not valid JSON", "empty": "empty"}
 
 
@@ -189,8 +197,10 @@ class Lab:
 
     @functools.cache
     def feedback(self, assignment):
+        """The feedback pages of the sample (:func:`feedback_sample`), written by ``feedback --student``."""
         graded = self.batch(assignment)
-        assert cli(self.root, "feedback", "--assignment", assignment, "--allow-ungraded") == 0
+        chosen = [arg for student in feedback_sample(assignment) for arg in ("--student", student)]
+        assert cli(self.root, "feedback", "--assignment", assignment, "--allow-ungraded", *chosen) == 0
         return graded
 
 
@@ -238,11 +248,13 @@ def nbgrader_validate(course, notebook, *flags):
     return result.stdout + result.stderr
 
 
-# nbgrader validate runs once per assignment, on the release. That the source passes every test is shown by
-# real grading (test_reference_scores_full_marks) and by the mutation check, which stops when the reference
-# fails one of its own tests (tests/test_mutants.py).
+# nbgrader validate, the student's own command, runs once, on the first assignment's release. That every
+# release fails every test is shown for each assignment by grading its blank release
+# (test_blank_scores_zero_everywhere: 0 on every part); that the source passes every test, by real grading
+# (test_reference_scores_full_marks) and by the mutation check, which stops when the reference fails one of
+# its own tests (tests/test_mutants.py).
 @pytest.mark.slow
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.parametrize("assignment", FIRST)
 def test_release_fails_every_test(course, assignment):
     output = nbgrader_validate(course, course.release_dir / assignment / f"{assignment}.ipynb", "--invert")
     assert "Success! The notebook does not pass any tests." in output, output[-3000:]
@@ -403,11 +415,13 @@ def feedback_text(course, assignment, student):
 def test_feedback_has_no_hidden_tests_or_solutions(course, feedback, assignment):
     source, outcomes = SOURCES[assignment], feedback[2]
     secrets = leaks.secret_lines(source.nb)
+    sample = feedback_sample(assignment)
     for student, outcome in outcomes.items():
         page = course.student_folder("feedback", student, assignment) / f"{assignment}.html"
-        assert page.is_file() == (outcome["status"] == GRADED), student
+        assert page.is_file() == (student in sample), f"{student}: feedback --student wrote the sample's pages only"
         if not page.is_file():
             continue
+        assert outcome["status"] == GRADED, student
         text = feedback_text(course, assignment, student)
         own = leaks.notebook_text(nbformat.read(
             str(course.student_folder("copies", student, assignment) / f"{assignment}.ipynb"), as_version=4))
@@ -427,6 +441,22 @@ def test_hw01_feedback_keeps_the_teaching_messages(course, feedback, assignment)
     lever = feedback_text(course, "hw01", "cartpole-wind-lever-constant")
     assert "Q_theta must be the torque of F about the pivot: F times its lever arm" in lever
     assert "check_force_on_bob" not in lever
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", FIRST)
+def test_feedback_for_one_student_leaves_the_others_pages_alone(course, feedback, assignment, capsys):
+    """``feedback --student crash`` writes crash's page; the sample's pages stay byte for byte; an id with no
+    graded submission is named, not invented."""
+    pages = {s: course.student_folder("feedback", s, assignment) / f"{assignment}.html" for s in feedback_sample(assignment)}
+    before = {s: page.read_bytes() for s, page in pages.items()}
+    assert cli(course.root, "feedback", "--assignment", assignment, "--allow-ungraded",
+               "--student", "crash", "--student", "nobody") == 0
+    said = capsys.readouterr().out
+    assert "no graded submission of nobody" in said and "feedback for 1 student(s)" in said, said
+    assert (course.student_folder("feedback", "crash", assignment) / f"{assignment}.html").is_file()
+    assert {s: page.read_bytes() for s, page in pages.items()} == before, "another student's page changed"
+    assert not course.student_folder("feedback", "nobody", assignment).exists()
 
 
 # --- export and status ----------------------------------------------------------

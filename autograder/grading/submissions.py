@@ -47,25 +47,18 @@ import nbformat
 from nbformat.warnings import DuplicateCellId
 
 from ..course.cells import grade_ids
+from ..sandbox.limits import Limits
 from .canvas import canvas_file
 
 SKIPPED = {"__MACOSX", ".ipynb_checkpoints", "__pycache__"}
-LARGEST_FILE_MB = 256   # one file of a hand-in (a notebook full of plots is tens of MB); $RBD_HANDIN_FILE_MB
 # What nbgrader's exchange puts beside a collected notebook: the hand-in time (late penalties) and the secret
 # that release_feedback files the feedback under. Taken along with the notebooks.
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
 def largest_file():
-    """The size limit of one file of a hand-in, in bytes ($RBD_HANDIN_FILE_MB, default 256)."""
-    value = os.environ.get("RBD_HANDIN_FILE_MB", "").strip()
-    try:
-        mb = float(value) if value else LARGEST_FILE_MB
-    except ValueError:
-        mb = -1
-    if mb <= 0:
-        raise ValueError(f"RBD_HANDIN_FILE_MB must be a positive number (MB), not {value!r}")
-    return int(mb * 1024 * 1024)
+    """The size limit of one file of a hand-in, in bytes ($RBD_HANDIN_FILE_MB, default 256: autograder/sandbox/limits.py)."""
+    return int(Limits.from_environment().handin_file_mb * 1024 * 1024)
 
 
 @dataclass

@@ -6,6 +6,9 @@ has removed the hidden tests. Then, for each student:
 
 - feedback is **held back** while written answers wait to be graded by hand
   (a page would show them as 0 points), unless ``allow_ungraded``;
+- ``--student`` writes the pages of the named students only, after a
+  regrade say; nbgrader leaves the others out and their pages stay as they
+  are;
 - the page's formulas render **offline**: nbconvert's MathJax macro, which
   loads MathJax from a CDN, is replaced by autograder/handback/templates (configured in
   nbgrader_config.py, which the formgrader reads too) with the course's own
@@ -82,11 +85,13 @@ def as_released(course, assignment, student):
     (folder / "submission_secret.txt").write_text(secrets.token_hex(16))
 
 
-def feedback(course, assignments=(), report=print, allow_ungraded=False):
+def feedback(course, assignments=(), report=print, allow_ungraded=False, students=()):
     """Generate and check feedback for every graded submission; returns the pages written.
 
     A student whose written answers are still to be graded by hand gets no
-    feedback yet (reported), unless ``allow_ungraded``.
+    feedback yet (reported), unless ``allow_ungraded``. ``students``: only
+    these students' pages are written (nbgrader is told to leave the others
+    out); the other students' pages stay as they are.
     """
     book = Outcomes(course)
     assignments = [course.check_assignment(a) for a in assignments] or \
@@ -95,20 +100,32 @@ def feedback(course, assignments=(), report=print, allow_ungraded=False):
     if not assignments:
         report("nothing graded yet: no feedback to write")
     for assignment in assignments:
-        students = [o["student"] for o in book.all(assignment) if o["status"] in SCORED]
-        if not students:
+        graded = [o["student"] for o in book.all(assignment) if o["status"] in SCORED]
+        chosen = [s for s in graded if not students or s in students]
+        if students and set(students) - set(graded):
+            report(f"{assignment}: no graded submission of {', '.join(sorted(set(students) - set(graded)))}: "
+                   "no feedback for them")
+        if not chosen:
             report(f"{assignment}: no graded submissions, no feedback to write")
             continue
-        waiting = [s for s in students if (gradebook.scores(course, assignment, s) or {}).get("needs_manual_grade")]
+        waiting = [s for s in chosen if (gradebook.scores(course, assignment, s) or {}).get("needs_manual_grade")]
         if waiting and not allow_ungraded:
             report(f"{assignment}: feedback held back for {len(waiting)} student(s) whose written answers are still "
                    f"to grade by hand ({', '.join(waiting)}): grade them in the formgrader, or pass --allow-ungraded "
                    "to hand back pages that show those answers as 0 for now")
-        ready = [s for s in students if allow_ungraded or s not in waiting]
+        ready = [s for s in chosen if allow_ungraded or s not in waiting]
         log_path = course.logs() / f"feedback.{assignment}.log"
-        run = course.nbgrader("generate_feedback", assignment, "--force", log_path=log_path) if ready else None
+        others = sorted({p.parent.name for p in course.autograded.glob(f"*/{assignment}")} - set(chosen))
+        left_out = []
+        if students and others:
+            if any("," in s for s in others):
+                raise CourseError("feedback --student cannot leave the other students out: an id holds a comma, "
+                                  "and nbgrader's list of students to leave out is comma-separated; "
+                                  "run feedback without --student")
+            left_out = [f"--CourseDirectory.student_id_exclude={','.join(others)}"]
+        run = course.nbgrader("generate_feedback", assignment, "--force", *left_out, log_path=log_path) if ready else None
         for folder in course.feedback_dir.glob(f"*/{assignment}"):   # nbgrader writes one for every graded notebook
-            if folder.parent.name not in ready:
+            if folder.parent.name not in ready and (not students or folder.parent.name in chosen):
                 shutil.rmtree(folder)
                 if not any(folder.parent.iterdir()):
                     folder.parent.rmdir()

@@ -20,6 +20,8 @@ from dataclasses import dataclass, fields
 
 MESSAGE_MB = 64   # the largest message between the grader's processes (autograder/sandbox/wire.py)
 GRACE_S = 10      # past a cell's limit, a process that ignores the interrupt is killed this much later
+TEMPLATE_END_S = 30   # a warm template's keeper that has not reported its child's namespace gone by then is
+                      # killed, with the whole template (autograder/sandbox/warm.py)
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,12 @@ class Limits:
     file_mb: int = 64           # largest file a student's process may write
     tmp_mb: int = 256           # the sandbox's private /tmp
     output_chars: int = 200_000  # output kept per cell
+    handin_file_mb: float = 256.0  # one file of a hand-in, read before grading (a notebook full of plots is tens of MB)
 
     ENVIRONMENT = {"cell_s": "RBD_CELL_TIMEOUT", "notebook_s": "RBD_GRADE_TIME_LIMIT",
                    "worker_mb": "RBD_GRADE_MEMORY_MB", "student_mb": "RBD_STUDENT_MEMORY_MB",
-                   "processes": "RBD_STUDENT_PROCESSES", "cpu_s": "RBD_STUDENT_CPU_S"}
+                   "processes": "RBD_STUDENT_PROCESSES", "cpu_s": "RBD_STUDENT_CPU_S",
+                   "handin_file_mb": "RBD_HANDIN_FILE_MB"}
 
     @classmethod
     def from_environment(cls, environ=None):

@@ -23,10 +23,10 @@ import socket
 import subprocess
 import sys
 
+from .limits import TEMPLATE_END_S
 from .processes import kill_group
 from .sandbox import allow_list, code_roots, start_sandboxed, warm_uids, NOGROUP
 
-END_S = 30   # a keeper that has not reported its child's namespace gone by then: the whole template is killed
 
 
 def wanted():
@@ -80,7 +80,7 @@ class Child:
             self.status.send(b"end")
         except OSError:
             pass
-        if not self._read(END_S):
+        if not self._read(TEMPLATE_END_S):
             self.template.stop()   # the whole sandbox goes, and every child in it
             self.returncode = -9
             self.status.close()
