@@ -1,4 +1,4 @@
-"""Recursive dynamics of a 3D serial chain of revolute joints: Newton–Euler (RNEA) and the composite-rigid-body algorithm.
+"""Recursive dynamics of a 3D serial chain of revolute joints: Newton–Euler (RNEA), composite-rigid-body (CRBA), articulated-body (ABA).
 
 The chain: link i turns about the z axis of its joint frame i, whose pose in
 the frame of link i−1 is a fixed offset ``offsets[i]`` and fixed rotation
@@ -22,6 +22,10 @@ CRBA (Featherstone 2008, ch. 6) builds M(q): with the 6D spatial inertia of
 link j about the world origin and the joint's motion vector s_i = (z_i, p_i ×
 z_i), the composite inertia I^C_i = Σ_{j ≥ i} I_j of the links beyond joint i
 gives m_ij = s_iᵀ I^C_max(i,j) s_j.
+
+ABA (Featherstone 2008, ch. 7) computes forward dynamics q̈ in three O(n)
+passes without forming M: the articulated inertia of the links beyond joint i
+replaces the composite one (``aba``'s docstring).
 
 Introduced in: chapter 3.
 """
@@ -157,6 +161,30 @@ class SerialChain:
             tau[i] = z[i] @ nm
         return tau
 
+    def spatial_inertias(self, q):
+        """The 6×6 spatial inertias of the links about the world origin, (angular, linear) order, shape (n, 6, 6).
+
+            I_j = [[⁰I_cj + m_j S(c_j) S(c_j)ᵀ, m_j S(c_j)], [m_j S(c_j)ᵀ, m_j 1]],   c_j the CoM in world coordinates
+
+        >>> SerialChain.planar([2.0], [1.0]).spatial_inertias([0.0])[0][3:, 3:]    # the mass block
+        array([[2., 0., 0.],
+               [0., 2., 0.],
+               [0., 0., 2.]])
+        """
+        R, p = self.frames(q)
+        spatial = np.empty((self.n, 6, 6))
+        for j in range(self.n):
+            m, C = self.masses[j], skew(p[j] + R[j] @ self.coms[j])
+            spatial[j] = np.block([[R[j] @ self.inertias[j] @ R[j].T + m * C @ C.T, m * C],
+                                   [m * C.T, m * np.eye(3)]])
+        return spatial
+
+    def motion_vectors(self, q):
+        """The joints' motion vectors s_i = (z_i, p_i × z_i) in world coordinates, shape (n, 6)."""
+        R, p = self.frames(q)
+        z = R[:, :, 2]
+        return np.hstack([z, np.cross(p, z)])
+
     def crba(self, q):
         """The mass matrix M(q) by the composite-rigid-body algorithm, shape (n, n).
 
@@ -164,21 +192,58 @@ class SerialChain:
         array([[5., 2.],
                [2., 1.]])
         """
-        R, p = self.frames(q)
-        z = R[:, :, 2]
-        S = np.hstack([z, np.cross(p, z)])                        # motion vectors (ω part, linear part at O)
-        spatial = np.empty((self.n, 6, 6))
-        for j in range(self.n):                                   # link j's spatial inertia about the origin
-            m, cw = self.masses[j], p[j] + R[j] @ self.coms[j]
-            C = skew(cw)
-            spatial[j] = np.block([[R[j] @ self.inertias[j] @ R[j].T + m * C @ C.T, m * C],
-                                   [m * C.T, m * np.eye(3)]])
-        composite = np.cumsum(spatial[::-1], axis=0)[::-1]        # I^C_i = Σ_{j ≥ i} I_j
+        S = self.motion_vectors(q)
+        composite = np.cumsum(self.spatial_inertias(q)[::-1], axis=0)[::-1]     # I^C_i = Σ_{j ≥ i} I_j
         M = np.empty((self.n, self.n))
         for i in range(self.n):
             for j in range(i, self.n):
                 M[i, j] = M[j, i] = S[i] @ composite[j] @ S[j]
         return M
+
+    def aba(self, q, v, tau=None, gravity=True):
+        """Forward dynamics v̇ by Featherstone's articulated-body algorithm, shape (n,): three O(n) passes, no M.
+
+        Spatial vectors in world coordinates about the origin, V ×_m and V ×_f the
+        motion and force cross products:
+
+            outward:  V_i = V_{i−1} + s_i q̇_i,   c_i = V_i ×_m s_i q̇_i,   I^A_i = I_i,   p^A_i = V_i ×_f I_i V_i
+            inward:   U_i = I^A_i s_i,   D_i = s_iᵀ U_i,   u_i = τ_i − s_iᵀ p^A_i,
+                      I^A_{i−1} += I^A_i − U_i U_iᵀ / D_i,   p^A_{i−1} += p^A_i + (I^A_i − U_i U_iᵀ / D_i) c_i + U_i u_i / D_i
+            outward:  a_0 = (0, −g),   a'_i = a_{i−1} + c_i,   q̈_i = (u_i − U_iᵀ a'_i) / D_i,   a_i = a'_i + s_i q̈_i
+
+        >>> SerialChain.planar([1.0], [1.0]).aba([np.pi / 2], [0.0]).round(6)     # a horizontal point mass falls
+        array([-9.81])
+        """
+        q, v = self.check_state(q, v)
+        tau = np.zeros(self.n) if tau is None else checks.vector("tau", tau, self.n)
+        S, I = self.motion_vectors(q), self.spatial_inertias(q)
+
+        def cross_motion(V):
+            w, vo = skew(V[:3]), skew(V[3:])
+            return np.block([[w, np.zeros((3, 3))], [vo, w]])
+
+        IA, pA, c = I.copy(), np.empty((self.n, 6)), np.empty((self.n, 6))
+        V = np.zeros(6)
+        for i in range(self.n):                                   # outward: velocities and bias forces
+            V = V + S[i] * v[i]
+            c[i] = cross_motion(V) @ (S[i] * v[i])
+            pA[i] = -cross_motion(V).T @ (I[i] @ V)
+        U, D, u = np.empty((self.n, 6)), np.empty(self.n), np.empty(self.n)
+        for i in reversed(range(self.n)):                         # inward: articulated inertias
+            U[i] = IA[i] @ S[i]
+            D[i] = S[i] @ U[i]
+            u[i] = tau[i] - S[i] @ pA[i]
+            if i > 0:
+                Ia = IA[i] - np.outer(U[i], U[i]) / D[i]
+                IA[i - 1] += Ia
+                pA[i - 1] += pA[i] + Ia @ c[i] + U[i] * u[i] / D[i]
+        a = np.r_[np.zeros(3), -self.gravity] if gravity else np.zeros(6)
+        qdd = np.empty(self.n)
+        for i in range(self.n):                                   # outward: accelerations
+            a = a + c[i]
+            qdd[i] = (u[i] - U[i] @ a) / D[i]
+            a = a + S[i] * qdd[i]
+        return qdd
 
     def forward_dynamics(self, q, v, tau=None):
         """v̇ = M⁻¹ (τ − RNEA(q, v, 0)): the bias from one RNEA pass, M from the CRBA."""

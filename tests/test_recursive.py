@@ -1,4 +1,4 @@
-"""lib.recursive: 3D Newton–Euler and the composite-rigid-body algorithm against the symbolic chain and the Jacobians."""
+"""lib.recursive: 3D Newton–Euler, the composite-rigid-body and the articulated-body algorithms against the symbolic chain and the Jacobians."""
 
 import numpy as np
 import pytest
@@ -17,13 +17,17 @@ def spatial_arm(n, seed=0):
     return SerialChain(rng.uniform(-0.4, 0.4, (n, 3)), rotations, masses, rng.uniform(-0.2, 0.3, (n, 3)), inertias)
 
 
+def planar_pair(n, rng):
+    """A random n-link planar chain twice: the symbolic Lagrangian PlanarChain and the 3D SerialChain."""
+    m, l = rng.uniform(0.5, 2.0, n), rng.uniform(0.3, 1.0, n)
+    lc, I = l * rng.uniform(0.3, 0.7, n), rng.uniform(0.01, 0.1, n)
+    return manipulators.PlanarChain(m=m, l=l, lc=lc, I=I), SerialChain.planar(m, l, lc, I)
+
+
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_planar_chain_rnea_and_crba_equal_the_symbolic_lagrangian_model(n):
     rng = np.random.default_rng(n)
-    m, l = rng.uniform(0.5, 2.0, n), rng.uniform(0.3, 1.0, n)
-    lc, I = l * rng.uniform(0.3, 0.7, n), rng.uniform(0.01, 0.1, n)
-    symbolic = manipulators.PlanarChain(m=m, l=l, lc=lc, I=I)
-    chain = SerialChain.planar(m, l, lc, I)
+    symbolic, chain = planar_pair(n, rng)
     for _ in range(3):
         q, v, a = rng.normal(size=(3, n))
         np.testing.assert_allclose(chain.crba(q), symbolic.mass_matrix(q), atol=1e-12)
@@ -70,6 +74,30 @@ def test_rnea_is_m_times_acceleration_plus_bias_and_conserves_energy_on_a_3d_arm
         t_eval=np.linspace(0.0, 2.0, 21))
     E_bad = np.array([arm.energy(x[:3], x[3:]) for x in sol_bad.y.T])
     assert np.abs(E_bad - E_bad[0]).max() > 1e-3
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_aba_equals_the_symbolic_forward_dynamics_of_the_planar_chain(n):
+    """ABA, which never forms M, against M⁻¹ (u + tau_g − C v) of the Lagrangian model."""
+    rng = np.random.default_rng(10 + n)
+    symbolic, chain = planar_pair(n, rng)
+    for _ in range(3):
+        q, v, u = rng.normal(size=(3, n))
+        np.testing.assert_allclose(chain.aba(q, v, u), symbolic.forward_dynamics(q, v, u), atol=1e-10)
+
+
+def test_aba_inverts_rnea_on_a_3d_arm_and_needs_the_velocity_terms():
+    """RNEA(q, v, ABA(q, v, τ)) = τ on an arm with skewed axes; dropping ABA's bias c_i gives a wrong answer."""
+    arm = spatial_arm(5, seed=7)
+    rng = np.random.default_rng(8)
+    q, v, tau = rng.normal(size=(3, 5))
+    qdd = arm.aba(q, v, tau)
+    np.testing.assert_allclose(arm.rnea(q, v, qdd), tau, atol=1e-10)
+    np.testing.assert_allclose(qdd, arm.forward_dynamics(q, v, tau), atol=1e-10)
+    np.testing.assert_allclose(arm.aba(q, v, tau, gravity=False),
+                               np.linalg.solve(arm.crba(q), tau - arm.rnea(q, v, np.zeros(5), gravity=False)),
+                               atol=1e-10)
+    assert np.abs(arm.aba(q, np.zeros(5), tau) - qdd).max() > 1e-2     # the velocity terms matter here
 
 
 @pytest.mark.parametrize("kwargs, name", [
