@@ -36,6 +36,7 @@ from autograder.course.course import Course
 from autograder.course.outcomes import FAILED, FLAGGED, GRADED, Outcomes
 from autograder.sandbox import sandbox, student_process
 from autograder.sandbox.processes import descendants
+from tests.scratch import scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("hw01_attacks", REPO / "tests" / "adversarial" / "hw01_attacks.py")
@@ -92,8 +93,7 @@ def build(released, answers, attack):
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
-    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    scratch_course(root, "hw01")
     with pytest.MonkeyPatch.context() as env:
         env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
         env.setenv("RBD_CELL_TIMEOUT", "5")

@@ -4,12 +4,12 @@
 yet, from a shell whose PATH does not hold the environment's tools.
 """
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tests.scratch import scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
@@ -17,8 +17,7 @@ pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reas
 
 def test_grade_without_a_gradebook_creates_it_and_says_what_to_run(tmp_path):
     root = tmp_path / "course"
-    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    scratch_course(root, "hw01")
     (tmp_path / "hand-ins").mkdir()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}   # no .venv/bin, no alembic
     # --no-sandbox: what is tested here is the gradebook, whether or not bubblewrap is installed

@@ -5,7 +5,6 @@ autograder/course/cells.py what a cell is, and it answers as nbgrader does.
 """
 
 import doctest
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -17,6 +16,7 @@ from autograder.course.course import Course
 from autograder.grading import grade, judge
 from autograder.mutation import operators, syntax
 from autograder.sandbox import limits
+from tests.scratch import scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
 needs_hw01 = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
@@ -76,8 +76,7 @@ def test_limits_come_from_one_place_and_bad_values_say_which_variable():
 @needs_hw01
 def test_the_course_layout_is_read_from_its_configuration(tmp_path, monkeypatch):
     root = tmp_path / "course"
-    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    scratch_course(root, "hw01")
     monkeypatch.setenv("RBD_CELL_TIMEOUT", "7")
     course = Course(root)
     assert course.limits.cell_s == 7 and course.source == root / "exercises"

@@ -55,6 +55,7 @@ from autograder.course.release import check_release
 from autograder.grading import submissions
 from autograder.handback.export import COLUMNS
 from tests.mutation_pass import one_pass
+from tests.scratch import scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = sorted(p.name for p in (REPO / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())
@@ -208,8 +209,7 @@ class Lab:
 def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab") / "course"
     for assignment in ASSIGNMENTS:
-        shutil.copytree(REPO / "exercises" / assignment, root / "exercises" / assignment)
-    shutil.copy(REPO / "nbgrader_config.py", root)
+        scratch_course(root, assignment)
     with pytest.MonkeyPatch.context() as env:
         env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
         env.delenv("RBD_COURSE_ROOT", raising=False)

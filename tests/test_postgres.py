@@ -34,6 +34,7 @@ from autograder.cli import main
 from autograder.course.assignment import Assignment
 from autograder.course.course import Course
 from autograder.course.outcomes import FAILED, GRADED, Outcomes
+from tests.scratch import scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "hw01"
@@ -170,8 +171,7 @@ def with_answers(released, replace):
 def graded(postgres, tmp_path_factory):
     """Release, grade and export hw01 with the gradebook on the PostgreSQL server."""
     root = tmp_path_factory.mktemp("pg-course")
-    shutil.copytree(REPO / "exercises" / ASSIGNMENT, root / "exercises" / ASSIGNMENT)
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    scratch_course(root, ASSIGNMENT)
     source = nbformat.read(str(root / "exercises" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
     mistake = first_mistake()
     with pytest.MonkeyPatch.context() as env:

@@ -6,7 +6,6 @@ grader's copies folder and graded through :class:`GradingWorker`, as ``grade`` d
 
 import copy
 import os
-import shutil
 import signal
 import threading
 import time
@@ -20,6 +19,7 @@ from autograder.course import gradebook
 from autograder.course.course import Course
 from autograder.grading.verdict import diagnose
 from autograder.grading.worker import GradingWorker
+from tests.scratch import scratch_course
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reason="needs exercises/hw01")
@@ -28,8 +28,7 @@ pytestmark = pytest.mark.skipif(not (REPO / "exercises" / "hw01").is_dir(), reas
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("worker-course")
-    shutil.copytree(REPO / "exercises" / "hw01", root / "exercises" / "hw01")
-    shutil.copy(REPO / "nbgrader_config.py", root)
+    scratch_course(root, "hw01")
     with pytest.MonkeyPatch.context() as env:
         env.setenv("RBD_GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}")
         env.setenv("RBD_CELL_TIMEOUT", "60")
