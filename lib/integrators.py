@@ -17,14 +17,15 @@ oscillator and RK4, far more accurate per step, still drifts slowly.
 
 :func:`simulate_fixed_step`'s "symplectic_euler" and "verlet" are the velocity
 forms of these methods (v, then q). They are the symplectic maps above only
-when M is constant; with a configuration-dependent M(q) they are not. On the
-double pendulum of chapter 10 (h = 10 ms, 200 s from (1, 0.5) rad at rest)
-their largest energy error grows from 3.6 J in the first quarter to 8.8 J in
-the last (symplectic Euler) and from 1.4 J to 3.6 J (Verlet), and
-max|DΦᵀ J DΦ − J| of one step is 1.6e-3 to 3.6e-3 and 3.9e-4 to 7.8e-4 at
-the two states of tests/test_integrators.py. :func:`variational` is symplectic for any
-M(q): the discrete Euler–Lagrange equations of a discrete Lagrangian
-(Marsden and West 2001), whose energy error on the same run stays at 3.6e-4 J.
+when M is constant (then H is separable); with a configuration-dependent M(q)
+they are not, and their energy drifts. On the double pendulum of
+tests/test_integrators.py (h = 20 ms, 60 s from (1, 0.5) rad at rest) their
+largest energy error grows from 2.1 J in the first quarter to 16.8 J in the
+last (symplectic Euler) and from 0.78 J to 4.7 J (Verlet), and one step
+of 10 ms misses DΦᵀ J DΦ = J by 1e-4 to 1e-2. :func:`variational` is symplectic for
+any M(q): the discrete Euler–Lagrange equations of a discrete Lagrangian
+(Marsden and West 2001), whose energy error on the same run stays at
+1.4e-3 J. Chapter 10 shows the same over 100 s with h = 10 ms.
 
 Introduced in: chapter 10.
 """
@@ -105,7 +106,9 @@ def symplectic_euler(force, velocity, q0, p0, h, steps):
         p_{k+1} = p_k + h force(q_k),   q_{k+1} = q_k + h velocity(p_{k+1})
 
     with force(q) = −∂U/∂q and velocity(p) = ∂K/∂p (= M⁻¹ p for constant M).
-    Returns (q, p), each of shape (steps+1, n).
+    Symplectic because K depends on p only: a configuration-dependent M(q)
+    makes H non-separable, and this scheme does not apply (use
+    :func:`variational`). Returns (q, p), each of shape (steps+1, n).
 
     >>> q, p = symplectic_euler(lambda q: -q, lambda p: p, [1.0], [0.0], 0.1, 1)
     >>> q[-1], p[-1]
@@ -126,7 +129,8 @@ def stormer_verlet(force, velocity, q0, p0, h, steps):
         p_{k+½} = p_k + (h/2) force(q_k),   q_{k+1} = q_k + h velocity(p_{k+½}),
         p_{k+1} = p_{k+½} + (h/2) force(q_{k+1})
 
-    Arguments and returns as for :func:`symplectic_euler`.
+    Arguments, returns and the separability it needs (a constant M) as for
+    :func:`symplectic_euler`.
 
     >>> q, p = stormer_verlet(lambda q: -q, lambda p: p, [1.0], [0.0], 0.1, 1)
     >>> q[-1], p[-1].round(6)
@@ -145,7 +149,7 @@ def stormer_verlet(force, velocity, q0, p0, h, steps):
 
 
 METHODS = ("euler", "rk4", "symplectic_euler", "verlet")
-"""The methods :func:`integrate` and :func:`integrate_fixed_step` know."""
+"""The methods :func:`simulate_fixed_step` and :func:`integrate_fixed_step` know ("symplectic_euler" and "verlet" in velocity form)."""
 
 
 def _method(method):
@@ -159,7 +163,8 @@ def _march(accel, q, v, h, steps, method, t0=0.0):
 
     "euler" and "rk4" treat x = (q, v) as one ODE (:func:`explicit_euler`,
     :func:`rk4`); "symplectic_euler" updates v, then q with the new v;
-    "verlet" is velocity Verlet.
+    "verlet" is velocity Verlet. These two velocity forms are symplectic only
+    for a constant M and forces of q alone (:func:`simulate_fixed_step`).
     """
     n = q.size
     if method in ("euler", "rk4"):
@@ -189,8 +194,8 @@ def simulate_fixed_step(system, q0, v0, *, h, steps, method="rk4", u=None):
     with p = M v, only when M is constant and the forces depend on q only (a
     pendulum in its angle, a spring); with a configuration-dependent M(q)
     they are merely semi-implicit, not symplectic, and their energy drifts
-    (3.6 J to 8.8 J and 1.4 J to 3.6 J over 200 s on the double pendulum,
-    module docstring). :func:`simulate_variational` is symplectic for any M(q).
+    (on the double pendulum, module docstring). :func:`simulate_variational`
+    is symplectic for any M(q).
     ``u`` as in :meth:`ManipulatorSystem.simulate`.
 
     >>> from lib.pendulum import SimplePendulum
@@ -213,8 +218,9 @@ def simulate_fixed_step(system, q0, v0, *, h, steps, method="rk4", u=None):
 def integrate_fixed_step(accel, q0, v0, t_final, h, method="rk4"):
     """Integrate q̇ = v, v̇ = accel(t, q, v) over [0, t_final] with a fixed step h; (t, q, v) at every step.
 
-    ``method`` as in :func:`integrate` ("rk4", "euler", "symplectic_euler",
-    "verlet"). The last step is shortened to land on t_final. This is how
+    ``method`` as in :func:`simulate_fixed_step` ("rk4", "euler", "symplectic_euler",
+    "verlet": the last two in velocity form, symplectic only for a constant M).
+    The last step is shortened to land on t_final. This is how
     :func:`lib.constraints.simulate_constrained` steps a constrained system.
 
     >>> t, q, v = integrate_fixed_step(lambda t, q, v: -q, [1.0], [0.0], np.pi, 0.01)

@@ -182,8 +182,6 @@ NOT_YET = {
     "01_lagrangian.md": "the alt texts and captions of chapter 1 state numbers and trends its cells do not assert",
     "02_rigid_bodies.md": "the alt texts and captions of chapter 2 state numbers and trends its cells do not assert",
     "03_manipulator_equations.md": "the captions of chapter 3 state numbers and trends its cells do not assert",
-    "10_variational_mechanics.md": "the alt texts and captions of chapter 10 state numbers and trends its cells "
-                                   "do not assert",
 }
 
 
