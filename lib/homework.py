@@ -240,6 +240,22 @@ def numpy_array(value, what, shape=None):
     return value.astype(float)
 
 
+def float_list(value, what):
+    """The test cells' check that an answer is a list of numbers (a list, a tuple or an array): its numbers, flat.
+
+    >>> float_list((1, 2.5), "times")
+    array([1. , 2.5])
+    >>> float_list("soon", "times")
+    Traceback (most recent call last):
+    ...
+    AssertionError: times must be a list of numbers; yours is 'soon'
+    """
+    try:
+        return np.array(value, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise AssertionError(f"{what} must be a list of numbers; yours is {value!r:.200}") from None
+
+
 def symbolic_difference(a, b):
     """``a - b`` simplified: 0 exactly when the expressions are equal (floats such as 0.5 are fine).
 
