@@ -3,10 +3,11 @@
 A homework part often asks for something lib already has (the double
 pendulum's mass matrix, a constraint force). While a test calls the student's
 function, :func:`without_lib` switches lib's version off, so an answer that
-only calls lib is told to write its own. :func:`numpy_array` checks that an
-answer is an array of the right shape, :func:`symbolic_difference` compares
-sympy answers, and :func:`self_check` prints the summary at the end of every
-homework.
+only calls lib is told to write its own. :func:`numpy_array`,
+:func:`float_list`, :func:`number` and :func:`sympy_matrix` check what kind of
+value an answer is, :func:`singular_as_message` turns a singular solve into
+a hint, :func:`symbolic_difference` compares sympy answers, and
+:func:`self_check` prints the summary at the end of every homework.
 
 Introduced in: homework 1.
 """
@@ -254,6 +255,62 @@ def float_list(value, what):
         return np.array(value, dtype=float).ravel()
     except (TypeError, ValueError):
         raise AssertionError(f"{what} must be a list of numbers; yours is {value!r:.200}") from None
+
+
+def number(value, what):
+    """The test cells' check that an answer is one number (a 1-element array is fine, a longer one is not).
+
+    >>> number(np.array([2.5]), "the speed")
+    2.5
+    >>> number([1.0, 2.0], "the speed")
+    Traceback (most recent call last):
+    ...
+    AssertionError: the speed must be one number; yours is [1.0, 2.0]
+    """
+    if np.size(value) != 1 or isinstance(value, (str, dict)):
+        raise AssertionError(f"{what} must be one number; yours is {value!r:.120}")
+    return float(np.ravel(value)[0])
+
+
+def sympy_matrix(value, what, shape=None):
+    """The test cells' check that an answer is a sympy Matrix (a list of lists is not), of ``shape`` if given.
+
+    >>> sympy_matrix(sp.eye(2), "M", (2, 2)).shape
+    (2, 2)
+    >>> sympy_matrix([[1, 0], [0, 1]], "M")
+    Traceback (most recent call last):
+    ...
+    AssertionError: M must be a sympy Matrix; yours is a list (wrap it in sp.Matrix(...))
+    """
+    if not isinstance(value, sp.MatrixBase):
+        raise AssertionError(f"{what} must be a sympy Matrix; yours is a {type(value).__name__} "
+                             "(wrap it in sp.Matrix(...))")
+    if shape is not None and value.shape != tuple(shape):
+        raise AssertionError(f"{what} must have shape {tuple(shape)}, got {value.shape}")
+    return value
+
+
+@contextlib.contextmanager
+def singular_as_message(function, case, why):
+    """Inside it, a LinAlgError raised by the student's ``function`` becomes a message: ``case`` says for what
+    input, ``why`` why the matrix is singular and what to use instead.
+
+    The error is recognized by its text, since in grading it reaches the tests
+    from the student's process under another type.
+
+    >>> with singular_as_message("f", "H = [[1, 0], [1, 0]]", "the rows repeat; use np.linalg.pinv"):
+    ...     np.linalg.inv(np.ones((2, 2)))
+    Traceback (most recent call last):
+    ...
+    AssertionError: f raised LinAlgError: Singular matrix for H = [[1, 0], [1, 0]]: the rows repeat; use np.linalg.pinv
+    """
+    try:
+        yield
+    except Exception as error:  # noqa: BLE001 (LinAlgError, in the student's kernel and while grading)
+        if "LinAlgError" not in f"{type(error).__name__}: {error}":
+            raise
+        raise AssertionError(f"{function} raised {'' if 'LinAlgError' in str(error) else 'LinAlgError: '}{error} "
+                             f"for {case}: {why}") from None
 
 
 def symbolic_difference(a, b):
