@@ -50,6 +50,15 @@ TRENDS = {
     "steep": r"steep(?:er|ly|est)?",
     "flat": r"flat",
     "stay": r"stay(?:s|ing|ed)?",
+    "settle": r"settl(?:e|es|ing|ed)",
+    "vanish": r"vanish(?:es|ing|ed)?",
+    "coincide": r"coincid(?:e|es|ing|ed)",
+    "straighten": r"straighten(?:s|ed)?|straighter",
+    "deepen": r"deeper",               # "the deepest penetration" names a quantity
+    "longer": r"longer",
+    "earlier": r"earlier",
+    "higher": r"higher",               # "lower" also names a place ("the lower floor"): left out
+    "thinner": r"thinner",
 }
 TREND = re.compile(r"\b(" + "|".join(f"(?:{v})" for v in TRENDS.values()) + r")\b", re.IGNORECASE)
 WORD_POWERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -240,3 +249,12 @@ def test_numbers_inside_math_count_after_a_relation_only():
     assert _number_claims(r"the layer $z = h\mu v_x$ for $\alpha\,dt \approx 0.83$, $k^{-1/2}$") == [0.83]
     assert _number_claims(r"of order $10^6$ N/m, and 10^{-5} m") == [1e6, 1e-5]
     assert _number_claims("near ten to the minus five, after 2.5 s") == [1e-5, 2.5]
+
+
+def test_comparisons_and_settling_are_trend_claims():
+    assert _trend_claims("both starts settle on the fixed point; the curves coincide") == ["coincide", "settle"]
+    assert _trend_claims("it rests deeper, brakes earlier, and the bounces get higher") == ["deepen", "earlier",
+                                                                                            "higher"]
+    assert _trend_claims("the deepest penetration of the lower ball") == []
+    planted = PLANTED.replace("near ten to the four.", "near ten to the four, and the layer is thinner.")
+    assert any("alt text says 'thinner'" in line for line in problems(planted)), problems(planted)
