@@ -780,6 +780,74 @@ def use_style():
     plt.rcParams.update(STYLE)
 
 
+def _luminance(rgb):
+    """WCAG 2.1 relative luminance of an sRGB colour (components in [0, 1])."""
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3]]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast_ratio(colour, background="white"):
+    """WCAG 2.1 contrast ratio of a matplotlib colour against ``background``, its alpha blended in.
+
+    >>> round(contrast_ratio("black"), 1), round(contrast_ratio("tab:orange"), 2)
+    (21.0, 2.53)
+    """
+    from matplotlib.colors import to_rgba
+
+    r, g, b, a = to_rgba(colour)
+    back = to_rgba(background)[:3]
+    seen = [a * c + (1 - a) * k for c, k in zip((r, g, b), back)]
+    light, dark = sorted((_luminance(seen), _luminance(back)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def line_problems(fig, min_contrast=3.0):
+    """What makes a figure's curves hard to tell apart without colour, one sentence each.
+
+    The curves are the lines a legend names (a label not starting with
+    ``_``). In each axes, two curves must differ in dash pattern or marker,
+    not in colour alone, and each must stand out from the axes' background
+    by at least ``min_contrast`` : 1 (WCAG 1.4.11, graphical objects).
+    An empty list means the figure passes.
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], "o-", color="k", label="a")
+    >>> _ = ax.plot([1, 0], "o-", color="#0072B2", label="b")
+    >>> line_problems(fig)
+    ["axes 1: 'a' and 'b' differ in colour only (line style '-', marker 'o')"]
+    >>> _ = ax.plot([1, 1], ":", color="tab:orange", label="c")
+    >>> line_problems(fig)[1:]
+    ["axes 1: 'c' has contrast 2.53:1 against the background, below 3:1"]
+    >>> plt.close(fig)
+    """
+    from matplotlib.colors import to_rgba
+
+    problems = []
+    for n, ax in enumerate(fig.axes, start=1):
+        background = to_rgba(ax.get_facecolor())
+        if background[3] == 0:
+            background = to_rgba(fig.get_facecolor())
+        curves = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
+        looks = {}
+        for line in curves:
+            name = line.get_label()
+            style = line.get_linestyle() if line.get_linestyle() not in ("None", "none", "", " ") else "none"
+            dashes = tuple(getattr(line, "_unscaled_dash_pattern", (0, None))[1] or ()) if style != "none" else ()
+            marker = str(line.get_marker()) if line.get_marker() not in ("None", "none", "", " ", None) else "none"
+            look = (style, dashes, marker)
+            if look in looks:
+                problems.append(f"axes {n}: {looks[look]!r} and {name!r} differ in colour only "
+                                f"(line style {style!r}, marker {marker!r})")
+            looks.setdefault(look, name)
+            colour = to_rgba(line.get_color(), line.get_alpha())
+            ratio = contrast_ratio(colour, background[:3])
+            if ratio < min_contrast:
+                problems.append(f"axes {n}: {name!r} has contrast {ratio:.2f}:1 against the background, "
+                                f"below {min_contrast:g}:1")
+    return problems
+
+
 def glue(name, value, display=True):
     """Keep ``value`` under ``name`` for the chapter's text, which shows it with ``{glue}`name```.
 
