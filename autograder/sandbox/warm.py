@@ -28,7 +28,6 @@ from .processes import kill_group
 from .sandbox import allow_list, code_roots, start_sandboxed, warm_uids, NOGROUP
 
 
-
 def wanted():
     """Whether students start from a warm template: root, and not turned off (``RBD_WARM_SANDBOX=0``)."""
     return os.environ.get("RBD_WARM_SANDBOX", "1") != "0" and os.geteuid() == 0
