@@ -43,7 +43,6 @@ import tomllib
 import urllib.request
 import zipfile
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import nbformat
