@@ -214,7 +214,17 @@ def without_lib(*names):
     >>> lib.SimplePendulum().mass_matrix([0.0]).shape
     (1, 1)
     """
-    return LibSwitch().off(*names)
+    count = len(sys.modules)
+    if _SHARED_SWITCH.get("modules") != count:   # a new module of lib may have been imported since
+        _SHARED_SWITCH.update(modules=count, switch=LibSwitch())
+    switch = _SHARED_SWITCH["switch"]
+    switch.systems = lib_systems()
+    return switch.off(*names)
+
+
+# The tests' switch, taken again only when a module has been imported since: a switch scans sys.modules,
+# which with sympy loaded costs a millisecond, and a test may call without_lib thousands of times.
+_SHARED_SWITCH = {}
 
 
 def numpy_array(value, what, shape=None):

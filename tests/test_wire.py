@@ -58,8 +58,9 @@ def test_floats_that_json_cannot_hold_round_trip():
 @pytest.mark.parametrize("array", [
     np.array([True, False]), np.arange(6, dtype=np.int32).reshape(2, 3), np.array([1, 2], dtype=np.uint8),
     np.array([[0.1, -2.5], [1e300, 5e-324]]), np.array([1 + 2j, -0.5j]), np.zeros((0, 3)),
-    np.array([[1.0, np.inf], [np.nan, -np.inf]]),
-], ids=["bool", "int", "uint", "float", "complex", "empty", "non-finite"])
+    np.array([[1.0, np.inf], [np.nan, -np.inf]]), np.linspace(0.0, 1.0, 6, dtype=np.float32),
+    np.array([1.5, 1e-300], dtype=np.longdouble), np.arange(2 * 3 * 4, dtype=float).reshape(2, 3, 4),
+], ids=["bool", "int", "uint", "float", "complex", "empty", "non-finite", "float32", "long-double", "3-d"])
 def test_arrays_round_trip_with_their_kind_and_shape(array):
     back = through_the_wire(array)
     assert isinstance(back, np.ndarray) and type(back) is np.ndarray
@@ -211,6 +212,9 @@ def test_an_oversized_message_is_refused_both_ways():
     ("a bare string", "malformed value"), ({"__sympy__": ["Derivative", ["Symbol", "q"], [["t", 1]]]},
                                            "malformed expression"),
     ({"__ndarray__": [1, 2, 3], "dtype": "f", "shape": [2, 2]}, "not plain data"),
+    # numbers are read all at once; anything else among them is still refused, never converted
+    ({"__ndarray__": ["1.5", 2.0], "dtype": "f"}, "malformed value"),
+    ({"__ndarray__": [[1.0, ["2"]]], "dtype": "f"}, "malformed value"),
 ])
 def test_a_malformed_value_is_a_clear_error(data, says):
     with pytest.raises(wire.WireError, match=says):

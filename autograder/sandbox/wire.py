@@ -122,6 +122,10 @@ def encode(value, depth=0):
     if isinstance(value, np.ndarray):
         plain = np.array(value, copy=True, subok=False)
         kind = plain.dtype.kind if plain.dtype.kind in "biufc" else "object"
+        # plain numbers all at once (a long double would come out of tolist() as a numpy scalar)
+        if kind in "biu" or (kind == "f" and plain.dtype.itemsize <= 8 and np.isfinite(plain).all()):
+            if depth + plain.ndim < MAX_DEPTH:
+                return {"__ndarray__": plain.tolist(), "dtype": kind, "shape": list(plain.shape)}
         return {"__ndarray__": encode(plain.tolist(), depth + 1), "dtype": kind, "shape": list(plain.shape)}
     if isinstance(value, (list, tuple)):
         items = [encode(v, depth + 1) for v in list(value)]
@@ -207,6 +211,21 @@ def decode(data, symbols=None):
         raise WireError(f"not plain data: {type(error).__name__}: {error}"[:300]) from None
 
 
+def _numbers(items, dtype):
+    """``items`` as an array of ``dtype`` when they are nested lists of numbers only (parsed JSON), else None.
+
+    >>> _numbers([[1, 2.5], [3, 4]], np.float64).tolist(), _numbers(["1"], np.float64), _numbers([1, [2]], np.int64)
+    ([[1.0, 2.5], [3.0, 4.0]], None, None)
+    """
+    if dtype is object or not isinstance(items, list):
+        return None
+    try:
+        raw = np.array(items)
+    except (ValueError, TypeError):
+        return None
+    return raw.astype(dtype) if raw.dtype.kind in "biuf" else None
+
+
 def _decode(data, symbols, depth):
     if depth > MAX_DEPTH:
         raise WireError("value nested too deeply")
@@ -241,7 +260,9 @@ def _decode(data, symbols, depth):
                  "object": object}.get(data.get("dtype"))
         if dtype is None:
             raise WireError("unknown array type")
-        array = np.array(_decode(data["__ndarray__"], symbols, depth + 1), dtype=dtype)
+        array = _numbers(data["__ndarray__"], dtype)
+        if array is None:   # not numbers alone: element by element, saying what is wrong
+            array = np.array(_decode(data["__ndarray__"], symbols, depth + 1), dtype=dtype)
         return array.reshape(data["shape"]) if "shape" in data else array
     if "__sympy__" in data:
         return _tree(data["__sympy__"], symbols, depth + 1)
