@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbgrader.utils import is_grade, is_locked, is_solution
 
-from autograder.course import cells
+from autograder.course import cells, outcomes
 from autograder.course.course import Course
 from autograder.grading import grade, judge
 from autograder.mutation import operators, syntax
@@ -105,3 +105,20 @@ def test_the_normalize_stage_keeps_a_repeated_test_cell_once(tmp_path):
 def test_the_evidence_scan_flags_reaching_into_the_graders_side():
     found = judge.evidence([(3, "import autograder.sandbox.wire\nautograder.sandbox.wire.encode = print")])
     assert [(cell, line) for cell, line, _, why in found if "grader's own side" in why] == [(3, 1), (3, 2)]
+
+
+def test_every_key_an_outcome_can_hold_is_declared_in_its_record():
+    """An outcome is stored as a plain dict; its keys are the Outcome record's, so a new key cannot slip in
+    unnamed (the gradebook's scores, the hand-in's details, the log)."""
+    declared = set(outcomes.Outcome.__annotations__)
+    scores = {"score": 1.0, "max_score": 2.0, "needs_manual_grade": False, "parts": {}, "flagged": False,
+              "timestamp": "", "seconds_late": 0.0, "late_penalty": 0.0}
+    hand_in = dict.fromkeys(outcomes.HAND_IN, "x")
+    made = [outcomes.failed("hw01", "ada", "empty", log="...", **hand_in),
+            outcomes.scored("hw01", "ada", scores, ["a note"], [], "...", **hand_in)]
+    made.append(outcomes.restated(made[1], scores))
+    for outcome in made:
+        assert set(outcome) <= declared, set(outcome) - declared
+    assert set(scores) <= declared and set(outcomes.HAND_IN) <= declared
+    with pytest.raises(TypeError, match="not a detail of a hand-in: colour"):
+        outcomes.failed("hw01", "ada", "empty", colour="red")

@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 from datetime import datetime, timezone
+from typing import Optional, TypedDict
 
 from . import gradebook
 
@@ -26,6 +27,31 @@ FAILED = "could not be graded"
 SCORED = (GRADED, FLAGGED)
 KEPT = ("the scores and comments entered by hand are kept in the gradebook; they count again once this "
         "hand-in is graded")
+
+
+class Outcome(TypedDict, total=False):
+    """What an outcome holds. It is stored as JSON, so it stays a plain dict; only :func:`failed`,
+    :func:`scored` and :func:`restated` make one."""
+
+    assignment: str               # what
+    student: str                  # who
+    status: str                   # GRADED, FLAGGED or FAILED
+    reason: str                   # why FAILED ("" otherwise)
+    notes: list                   # sentences for the instructor (edited cells, limits, lateness, evidence)
+    score: Optional[float]        # from the gradebook; None when FAILED (never a 0 that was not earned)
+    max_score: Optional[float]
+    needs_manual_grade: bool      # these six as the gradebook has them (gradebook.scores)
+    parts: dict
+    flagged: bool
+    timestamp: str
+    seconds_late: float
+    late_penalty: float
+    graded_at: str                # when
+    log: str                      # nbgrader's output
+    source: str                   # the hand-in: its label,
+    sha256: str                   # fingerprint,
+    name: str                     # name as handed in,
+    marked_late: bool             # and Canvas's _LATE_ mark
 
 
 def now():
@@ -46,7 +72,7 @@ class Outcomes:
     def key(assignment, student):
         return f"{assignment}/{student}"
 
-    def get(self, assignment, student):
+    def get(self, assignment, student) -> Optional[Outcome]:
         return self.entries.get(self.key(assignment, student))
 
     def record(self, outcome):
@@ -61,7 +87,7 @@ class Outcomes:
         if self.entries.pop(self.key(assignment, student), None) is not None:
             self.save()
 
-    def all(self, assignment=None):
+    def all(self, assignment=None) -> list[Outcome]:
         """Outcomes sorted by assignment and student, optionally of one assignment."""
         rows = sorted(self.entries.values(), key=lambda o: (o["assignment"], o["student"]))
         return [o for o in rows if assignment in (None, o["assignment"])]
@@ -74,35 +100,27 @@ class Outcomes:
         os.replace(tmp, self.path)
 
 
-# What an outcome holds: a plain dict (it is stored as JSON), made only by the three functions below.
-#   assignment, student   who and what
-#   status                GRADED, FLAGGED or FAILED; reason: why FAILED ("" otherwise)
-#   notes                 sentences for the instructor (edited cells, limits, lateness, evidence)
-#   score, max_score      from the gradebook, None when FAILED (never a 0 that was not earned)
-#   needs_manual_grade, parts, timestamp, seconds_late, late_penalty    the gradebook's (gradebook.scores)
-#   graded_at, log        when, and nbgrader's output
-#   source, sha256, name, marked_late   the hand-in: its label, fingerprint, name as handed in, Canvas's _LATE_
 HAND_IN = ("source", "sha256", "name", "marked_late")
 
 
-def failed(assignment, student, reason, log=None, **hand_in):
+def failed(assignment, student, reason, log=None, **hand_in) -> Outcome:
     """The outcome of a submission that could not be graded."""
     return _outcome(assignment, student, FAILED, reason, [], dict(score=None, max_score=None), log, hand_in)
 
 
-def scored(assignment, student, scores, notes, evidence, log, **hand_in):
+def scored(assignment, student, scores, notes, evidence, log, **hand_in) -> Outcome:
     """The outcome of a graded submission: the gradebook's ``scores``, flagged for review when there is
     ``evidence`` of an attempt on the grader."""
     return _outcome(assignment, student, FLAGGED if evidence else GRADED, "", list(notes) + list(evidence),
                     scores, log, hand_in)
 
 
-def restated(previous, scores):
+def restated(previous, scores) -> Outcome:
     """An earlier outcome that stands (the same hand-in), with the gradebook's scores as they are now."""
     return {**previous, **scores}
 
 
-def _outcome(assignment, student, status, reason, notes, scores, log, hand_in):
+def _outcome(assignment, student, status, reason, notes, scores, log, hand_in) -> Outcome:
     unknown = set(hand_in) - set(HAND_IN)
     if unknown:
         raise TypeError(f"not a detail of a hand-in: {', '.join(sorted(unknown))}")
