@@ -100,7 +100,7 @@ def test_a_caller_without_a_status_raises_on_failure():
 
 def test_lib_sets_up_the_solver_in_one_module():
     """Only lib/convex.py imports clarabel; no lib module goes through qpsolvers."""
-    for path in sorted((ROOT / "lib").glob("*.py")):
+    for path in sorted((ROOT / "lib").rglob("*.py")):
         text = path.read_text()
         if path.name != "convex.py":
             assert "import clarabel" not in text, f"{path.name} sets up Clarabel itself; use lib.convex"

@@ -74,7 +74,7 @@ def lib_internals():
     """
     spec = importlib.util.find_spec("lib")
     names = set()
-    for path in Path(spec.origin).parent.glob("*.py") if spec and spec.origin else []:
+    for path in Path(spec.origin).parent.rglob("*.py") if spec and spec.origin else []:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 names.add(node.name)
