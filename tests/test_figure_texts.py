@@ -185,18 +185,7 @@ def problems(text, chapter="chapter"):
     return sorted(set(out))
 
 
-# Chapters whose figure cells are not yet held to the convention: their failures are
-# expected (strict: the mark must come off once they pass).
-NOT_YET = {
-    "01_lagrangian.md": "the alt texts and captions of chapter 1 state numbers and trends its cells do not assert",
-    "02_rigid_bodies.md": "the alt texts and captions of chapter 2 state numbers and trends its cells do not assert",
-    "03_manipulator_equations.md": "the captions of chapter 3 state numbers and trends its cells do not assert",
-}
-
-
-@pytest.mark.parametrize(
-    "path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[p.name]))
-             if p.name in NOT_YET else p for p in CHAPTERS], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_figure_texts_state_only_asserted_numbers_and_trends(path):
     found = problems(path.read_text(encoding="utf-8"), path.relative_to(REPO).as_posix())
     assert not found, "figure texts with claims no cell asserts:\n" + "\n".join(found)
