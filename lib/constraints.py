@@ -584,8 +584,11 @@ def simulate_constrained(system, q0, v0, *, constraint, t_final, u=None, alpha=N
     ``u`` is None, a constant input or a function u(t, q, v); ``alpha`` turns
     on Baumgarte stabilization. With a step ``h`` the integration uses a
     fixed step (:func:`lib.integrators.integrate_fixed_step`, ``method``
-    "rk4" by default, or "euler", "symplectic_euler", "verlet") and records
-    every step; without it scipy's adaptive ``method`` (default "DOP853") is
+    "rk4" by default, or "euler", "symplectic_euler", "verlet": the last two
+    in velocity form, symplectic only for a constant mass matrix and forces of
+    q alone (chapter 10), which a constraint force, depending on the
+    velocity, is not) and records every step; without it scipy's adaptive
+    ``method`` (default "DOP853") is
     sampled at ``num`` times. The trajectory's ``residual`` is the
     constraint's :meth:`Constraint.residual`: its growth is the drift.
 
