@@ -92,6 +92,10 @@ class Box(checks.Checked):
 class BoxTrajectory:
     """A box simulation: t (N + 1,), p (N + 1, 3), R (N + 1, 3, 3), v and omega (N + 1, 3), lam_n (N, 8).
 
+    It does not extend :class:`lib.system.Trajectory`: the box's configuration
+    is a position and a rotation matrix, not a vector q, and ω is not the rate
+    of any coordinate, so p, R, v and ω are kept apart.
+
     >>> traj = simulate_box(Box(), [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], h=0.01, steps=3)
     >>> traj.p.shape, traj.R.shape, traj.lam_n.shape
     ((4, 3), (4, 3, 3), (3, 8))
@@ -116,6 +120,11 @@ def simulate_box(box, p0, R0, v0, omega0, *, h, steps, mu=0.5, method="lcp", mar
     "anitescu" or "todorov", ``options`` passed on), and updates
     p' = p + h v', R' = exp(h [ω']×) R. Resting flat, the four bottom corners
     touch at once: the normal impulses are not unique, yet v' is.
+
+    It takes the box, its pose (p0, R0) and its velocity (v0, omega0) where
+    the other simulators take ``(system, q0, v0)``: a rotation matrix is not
+    a vector of coordinates, and ν = [v, ω] is not the rate of one, so the box
+    has no q0 to pass and is not a protocol system.
 
     >>> box = Box(m=1.0, size=(0.4, 0.2, 0.1))
     >>> traj = simulate_box(box, [0, 0, 0.1], np.eye(3), [0, 0, 0], [0, 0, 0], h=0.01, steps=30)

@@ -186,6 +186,10 @@ def relaxed_cart_wall_step(m, h, q, v, u=0.0, b=0.0, eps=0.0, kappa=0.1):
 class CartWallTrajectory(Trajectory):
     """A cart-wall simulation: a :class:`lib.system.Trajectory` of one coordinate (q, v of shape (N + 1,)), forces f (N,).
 
+    Its q and v have shape (N + 1,), not (N + 1, 1) as a one-coordinate
+    system's would: the cart's steps, its u(t, q, v) and the chapters that
+    read the run all work in the scalar q.
+
     >>> traj = simulate_cart_wall(1.0, 0.25, -1.0, h=0.1, steps=5)
     >>> traj.t.shape, traj.f.shape
     ((6,), (5,))
@@ -200,6 +204,12 @@ def simulate_cart_wall(m, q0, v0, *, h, steps, u=0.0, method="lcp", b=0.0, eps=0
     "lcp" uses :func:`cart_wall_step` (Lemke), "relaxed" uses
     :func:`relaxed_cart_wall_step` with b, ε, κ. ``u`` is a constant force
     or a function u(t, q, v).
+
+    It takes the cart's mass ``m`` where the other simulators take a system:
+    the cart is a mass on a line, and every step of this module is written in
+    m, as the notes write it. As a protocol system the same "lcp" run is
+    :func:`lib.timestepping.simulate_contact` on a ``PointMass(m, g=0, dim=1)``
+    with the wall φ = q, J = [[1]]; its impulses are h f.
 
     >>> traj = simulate_cart_wall(1.0, 0.25, -1.0, h=0.1, steps=5)
     >>> traj.q.round(6)

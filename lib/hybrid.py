@@ -124,6 +124,10 @@ class Segment:
 class HybridTrajectory:
     """A hybrid run: the continuous segments, the events between them and why the run ended.
 
+    It does not extend :class:`lib.system.Trajectory`: its state x need not
+    split into q and v, a reset breaks the run into segments at the events,
+    and the events belong to the result.
+
     ``status`` is "time limit" (reached t_final), "stopped at guard" (the
     guard named in ``stop_at`` fired), "zeno" (events accumulated and the
     guard had no ``zeno_target``) or "max events". ``message`` says the same
@@ -293,6 +297,12 @@ def simulate_hybrid(modes, mode, x0, t_final, stop_at=None, max_events=1000, zen
     or a collection of names), when events pile up (Zeno) without a
     ``zeno_target``, or after ``max_events`` events, so it always terminates.
     Returns a :class:`HybridTrajectory`.
+
+    It takes the modes, the starting mode and a state x0 where the other
+    simulators take ``(system, q0, v0)``: a hybrid state lives in a mode, each
+    mode's dynamics is its own ẋ = f(t, x) over a state that need not split
+    into q and v, and the step is the solver's own, adaptive, so there is no
+    ``h``.
 
     How a crossing is never stepped over. An integrator that only compares a
     witness at the two ends of each step misses a crossing in two ways, and

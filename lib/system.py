@@ -32,7 +32,7 @@ from . import checks
 class Trajectory:
     """A simulated motion: times ``t`` (shape (N,)), positions ``q`` and velocities ``v`` (shape (N, n)).
 
-    Every simulator of lib returns one (``ManipulatorSystem.simulate``,
+    A simulator of lib returns one (``ManipulatorSystem.simulate``,
     :func:`lib.integrators.simulate_fixed_step`) or a record that extends it
     with what its method adds: multipliers and the constraint residual
     (:class:`lib.constraints.ConstrainedTrajectory`), contact impulses
@@ -40,7 +40,12 @@ class Trajectory:
     (:class:`lib.cart_wall.CartWallTrajectory`), the solver's work
     (:class:`lib.contact.IvpTrajectory`). Simulators are named
     ``simulate_<what>(system, q0, v0, *, t_final or steps, h, …)``, ``h``
-    always the time step.
+    always the time step. Three take another form, and their docstrings say
+    why: :func:`lib.box.simulate_box` (a pose with a rotation matrix),
+    :func:`lib.cart_wall.simulate_cart_wall` (a mass on a line) and
+    :func:`lib.hybrid.simulate_hybrid` (a state in a mode). The box's and
+    the hybrid run's records (:class:`lib.box.BoxTrajectory`,
+    :class:`lib.hybrid.HybridTrajectory`) do not extend this one, and say why.
 
     >>> traj = Trajectory(np.array([0.0, 0.1]), np.zeros((2, 1)), np.ones((2, 1)))
     >>> traj.q.shape

@@ -6,6 +6,8 @@ import pytest
 from lib.cart_wall import (cart_wall_batch, cart_wall_closed_form, cart_wall_gauss_qp, cart_wall_lcp,
                            cart_wall_step, relaxed_cart_wall_step, simulate_cart_wall)
 from lib.lcp import complementarity_certificate
+from lib.particle import PointMass
+from lib.timestepping import simulate_contact
 
 
 def test_cart_wall_lcp_matches_closed_form_and_gauss_qp():
@@ -47,6 +49,24 @@ def test_cart_wall_simulation_is_inelastic():
     np.testing.assert_allclose(traj.q, np.maximum(0.25 - traj.t, 0.0), atol=1e-12)
     assert np.abs(traj.v[30:]).max() <= 1e-12             # at rest against the wall
     assert traj.f[25] == pytest.approx(1.0 / 0.01)        # the impulse m|v| = 1 N·s over one step
+
+
+def test_cart_wall_run_is_simulate_contact_on_a_point_mass_on_a_line():
+    """The cart is the protocol's contact step on PointMass(m, g=0, dim=1) with φ = q, J = [[1]]; impulse = h f."""
+    m, h, steps = 2.0, 0.05, 20
+
+    def wall(q):
+        return np.array([q[0]]), np.array([[[1.0]]])
+
+    for u in (-3.0, lambda t, q, v: -3.0 if t >= 0.4 else 1.0):
+        cart = simulate_cart_wall(m, 0.3, -1.0, h=h, steps=steps, u=u)
+        force = (lambda t, q, v: np.array([u(t, q[0], v[0])])) if callable(u) else np.array([u])
+        run = simulate_contact(PointMass(m=m, g=0.0, dim=1), [0.3], [-1.0], contacts=wall, h=h, steps=steps, u=force)
+        assert cart.f.max() > 1.0, "the cart must reach the wall and be pushed back by it"
+        np.testing.assert_allclose(run.t, cart.t, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(run.q[:, 0], cart.q, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(run.v[:, 0], cart.v, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(run.lam[:, 0, 0], h * cart.f, rtol=0, atol=1e-9)
 
 
 def test_relaxed_cart_wall_follows_the_notes_equations():

@@ -1,7 +1,14 @@
 """lib.system: the protocol every system speaks, on textbook systems with closed forms (notes 000, 003)."""
 
+import importlib
+import inspect
+import pkgutil
+from dataclasses import dataclass, is_dataclass
+
 import numpy as np
 import pytest
+
+import lib
 
 from lib.impulse import SpinningBall
 from lib.manipulators import PRRobot
@@ -130,3 +137,70 @@ def test_parameters_are_checked_when_a_system_is_made(make, name):
     """A parameter annotated Positive, Nonnegative or Finite is checked at construction, by name."""
     with pytest.raises(ValueError, match=rf"^{name} must be a"):
         make()
+
+
+ONE_FORM = ["system", "q0", "v0"]
+SAYS_WHY_FORM = "where the other simulators take"
+SAYS_WHY_RECORD = "does not extend :class:`lib.system.Trajectory`"
+
+
+def form_problem(fn):
+    """None if ``fn`` takes (system, q0, v0, *, t_final or steps, …) or its docstring says why not; else the problem."""
+    params = list(inspect.signature(fn).parameters.values())
+    positional = [p.name for p in params if p.kind not in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    keywords = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
+    if positional == ONE_FORM and keywords & {"t_final", "steps"}:
+        return None
+    if SAYS_WHY_FORM in " ".join((fn.__doc__ or "").split()):
+        return None
+    return f"{fn.__module__}.{fn.__name__}{inspect.signature(fn)} neither takes (system, q0, v0, *, t_final or " \
+           f"steps, …) nor says why in its docstring ('{SAYS_WHY_FORM} …')"
+
+
+def record_problem(cls):
+    """None if a ``…Trajectory`` record extends Trajectory or its docstring says why not; else the problem."""
+    if issubclass(cls, Trajectory) or SAYS_WHY_RECORD in " ".join((cls.__doc__ or "").split()):
+        return None
+    return f"{cls.__module__}.{cls.__name__} neither extends lib.system.Trajectory nor says why ('{SAYS_WHY_RECORD}')"
+
+
+def lib_members():
+    """Every function and class defined in a module of lib, with its module's name."""
+    for info in pkgutil.walk_packages(lib.__path__, "lib."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == info.name:
+                yield name, obj
+
+
+def test_every_simulator_takes_the_one_form_or_says_why():
+    """simulate_<what>(system, q0, v0, *, t_final or steps, …) returning a Trajectory, or a docstring that says why not."""
+    members = list(lib_members())
+    simulators = [obj for name, obj in members if inspect.isfunction(obj) and name.startswith("simulate")]
+    records = [obj for name, obj in members if inspect.isclass(obj) and is_dataclass(obj)
+               and name.endswith("Trajectory") and obj is not Trajectory]
+    assert len(simulators) >= 8 and len(records) >= 6, \
+        f"found only {[f.__name__ for f in simulators]} and {[c.__name__ for c in records]}"
+    problems = [p for p in map(form_problem, simulators) if p] + [p for p in map(record_problem, records) if p]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_form_check_catches_a_simulator_in_another_form_and_a_stray_record():
+    """The checks above fail on a simulator in another form and a record beside Trajectory that say nothing."""
+    def simulate_other(m, q0, v0, *, h, steps):
+        """Another form, no reason given."""
+
+    def simulate_positional(system, q0, v0, t_final):
+        """t_final is not keyword-only."""
+
+    @dataclass(frozen=True)
+    class StrayTrajectory:
+        """A record beside Trajectory, no reason given."""
+
+        t: np.ndarray
+
+    def simulate_fine(system, q0, v0, *, t_final, h=None):
+        """The one form."""
+
+    assert form_problem(simulate_other) and form_problem(simulate_positional) and record_problem(StrayTrajectory)
+    assert form_problem(simulate_fine) is None and record_problem(Trajectory) is None
