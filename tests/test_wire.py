@@ -229,6 +229,13 @@ def test_a_value_nested_too_deeply_is_refused_both_ways():
         wire.encode(deep)
     with pytest.raises(wire.WireError, match="nested too deeply"):
         wire.decode(json.loads(json.dumps(deep)))
+    # an array of numbers, read all at once, has the same limit as one read element by element
+    array = 1.0
+    for _ in range(wire.MAX_DEPTH - 1):
+        array = [array]
+    assert wire.decode({"__ndarray__": array, "dtype": "f"}).ndim == wire.MAX_DEPTH - 1
+    with pytest.raises(wire.WireError, match="nested too deeply"):
+        wire.decode({"__ndarray__": [array], "dtype": "f"})
 
 
 def test_a_garbled_reply_from_the_students_process_is_its_death_not_the_graders():

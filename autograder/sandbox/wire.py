@@ -211,11 +211,14 @@ def decode(data, symbols=None):
         raise WireError(f"not plain data: {type(error).__name__}: {error}"[:300]) from None
 
 
-def _numbers(items, dtype):
-    """``items`` as an array of ``dtype`` when they are nested lists of numbers only (parsed JSON), else None.
+def _numbers(items, dtype, depth):
+    """``items`` as an array of ``dtype`` when they are nested lists of numbers only (parsed JSON), no deeper
+    than element by element decoding allows, else None.
 
-    >>> _numbers([[1, 2.5], [3, 4]], np.float64).tolist(), _numbers(["1"], np.float64), _numbers([1, [2]], np.int64)
-    ([[1.0, 2.5], [3.0, 4.0]], None, None)
+    >>> _numbers([[1, 2.5], [3, 4]], np.float64, 0).tolist(), _numbers(["1"], np.float64, 0)
+    ([[1.0, 2.5], [3.0, 4.0]], None)
+    >>> _numbers([1, [2]], np.int64, 0), _numbers([[1.0]], np.float64, MAX_DEPTH - 1)
+    (None, None)
     """
     if dtype is object or not isinstance(items, list):
         return None
@@ -223,7 +226,9 @@ def _numbers(items, dtype):
         raw = np.array(items)
     except (ValueError, TypeError):
         return None
-    return raw.astype(dtype) if raw.dtype.kind in "biuf" else None
+    if raw.dtype.kind not in "biuf" or depth + raw.ndim > MAX_DEPTH:
+        return None
+    return raw.astype(dtype)
 
 
 def _decode(data, symbols, depth):
@@ -260,7 +265,7 @@ def _decode(data, symbols, depth):
                  "object": object}.get(data.get("dtype"))
         if dtype is None:
             raise WireError("unknown array type")
-        array = _numbers(data["__ndarray__"], dtype)
+        array = _numbers(data["__ndarray__"], dtype, depth + 1)
         if array is None:   # not numbers alone: element by element, saying what is wrong
             array = np.array(_decode(data["__ndarray__"], symbols, depth + 1), dtype=dtype)
         return array.reshape(data["shape"]) if "shape" in data else array
