@@ -81,8 +81,9 @@ $(NBVAL_DIR): $(TEMPLATE) | setup
 # Every mark runs here (grading, slow, network, browser, site); the report ends with the
 # thirty slowest tests and the groups that took the most CPU (tests/conftest.py), so each
 # run says where its time went.
+# One BLAS thread per process: xdist already runs one worker per core.
 test: book pdf $(NBVAL_DIR) $(AXE)
-	$(PYTEST) $(XDIST) --durations=30 --doctest-modules lib tests autograder $(NBVAL_DIR) --nbval-lax
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PYTEST) $(XDIST) --durations=30 --doctest-modules lib tests autograder $(NBVAL_DIR) --nbval-lax
 
 # The quick tier while writing: lib's tests and doctests (not the grading round
 # trips, the site or the scratch-book build), then the chapters git reports as

@@ -122,3 +122,23 @@ def test_every_key_an_outcome_can_hold_is_declared_in_its_record():
     assert set(scores) <= declared and set(outcomes.HAND_IN) <= declared
     with pytest.raises(TypeError, match="not a detail of a hand-in: colour"):
         outcomes.failed("hw01", "ada", "empty", colour="red")
+
+
+def test_the_mutation_checks_children_run_one_blas_thread_even_when_numpy_was_loaded_first():
+    """numpy and scipy are loaded here, as under pytest or the command line; a forked child of the mutation
+    check must run one BLAS thread per library even when they were loaded with two (the variables alone
+    come too late for a loaded library)."""
+    import numpy
+    import scipy.linalg
+    import threadpoolctl
+
+    from autograder.sandbox.processes import one_thread_per_library, run_forked
+
+    numpy.ones((64, 64)) @ numpy.ones((64, 64)), scipy.linalg.inv(numpy.eye(3))
+
+    def threads():
+        threadpoolctl.threadpool_limits(limits=2)   # as loaded on a two-core machine without the variables
+        one_thread_per_library()
+        return sorted({info["num_threads"] for info in threadpoolctl.threadpool_info()})
+
+    assert run_forked(threads) == [1]
